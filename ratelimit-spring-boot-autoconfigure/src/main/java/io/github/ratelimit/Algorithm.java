@@ -1,0 +1,27 @@
+package io.github.ratelimit;
+
+/**
+ * Rate limiting algorithms. All of them accept weighted costs and make the same decision
+ * for the same sequence of (time, cost) in every store.
+ */
+public enum Algorithm {
+
+	/** Bucket of {@code capacity} tokens refilled continuously; bursts up to capacity. */
+	TOKEN_BUCKET,
+
+	/**
+	 * Queue of {@code capacity} drained at the refill rate; admitted requests are delayed
+	 * until their drain slot, requests that would overflow the queue are rejected.
+	 */
+	LEAKY_BUCKET,
+
+	/** At most {@code capacity} per window of length {@code period}, windows aligned to the epoch. */
+	FIXED_WINDOW,
+
+	/** Exactly at most {@code capacity} in any interval of length {@code period}. */
+	SLIDING_WINDOW_LOG,
+
+	/** Weighted estimate of the previous and current window; constant state per identity. */
+	SLIDING_WINDOW_COUNTER
+
+}

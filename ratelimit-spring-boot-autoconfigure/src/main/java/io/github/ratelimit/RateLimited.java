@@ -1,0 +1,114 @@
+package io.github.ratelimit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Limits how often a method may be called, per identity. On a controller method the
+ * rejection is a {@code 429 Too Many Requests}; on any other Spring bean it is a
+ * {@link RateLimitExceededException}.
+ * <p>
+ * Values set under {@code ratelimit.policies.<name>} in the application's configuration
+ * override the attributes of this annotation property by property. The annotation is
+ * repeatable (for example a per-IP and a per-user limit on one method) and may be placed
+ * on a type, where it applies to every public method of the bean.
+ *
+ * <pre class="code">
+ * &#64;RateLimited(capacity = 100, period = "1m")
+ * &#64;GetMapping("/orders/{id}")
+ * Order order(&#64;PathVariable String id) { ... }
+ * </pre>
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+	/**
+	 * Alias of {@link #name()}.
+	 * @return the limit name
+	 */
+	@AliasFor("name")
+	String value() default "";
+
+	/**
+	 * Name of the limit, which is also the policy looked up under
+	 * {@code ratelimit.policies.<name>}. Limits with the same name share one bucket per
+	 * identity. Empty means the canonical route of the handler ({@code GET /orders/{id}}),
+	 * or {@code Class.method} outside web requests.
+	 * @return the limit name
+	 */
+	@AliasFor("value")
+	String name() default "";
+
+	/**
+	 * Algorithm deciding the requests.
+	 * @return the algorithm
+	 */
+	Algorithm algorithm() default Algorithm.TOKEN_BUCKET;
+
+	/**
+	 * Bucket size, or requests per window. 0 means "take it from the policy"; a limit
+	 * that ends without a positive capacity fails at startup.
+	 * @return the capacity
+	 */
+	long capacity() default 0;
+
+	/**
+	 * Tokens added per {@link #period()} for the bucket algorithms; 0 means
+	 * {@link #capacity()}.
+	 * @return the tokens added per period
+	 */
+	long refillTokens() default 0;
+
+	/**
+	 * Window length or refill period: {@code "1s"}, {@code "15m"}, {@code "PT1H"}.
+	 * @return the period
+	 */
+	String period() default "1s";
+
+	/**
+	 * Quota units one call consumes.
+	 * @return the cost
+	 */
+	long cost() default 1;
+
+	/**
+	 * Key sources tried in order; the first one available for the request wins. Empty
+	 * means {@code ratelimit.default-key}.
+	 * @return the key chain
+	 */
+	KeySource[] key() default {};
+
+	/**
+	 * SpEL expression over the method arguments by name (plus {@code #request} in web
+	 * requests) whose value is the identity, for example {@code "#username"}. When set it
+	 * replaces {@link #key()}.
+	 * @return the key expression
+	 */
+	String keyExpression() default "";
+
+	/**
+	 * Container of repeated {@link RateLimited} annotations.
+	 */
+	@Target({ ElementType.METHOD, ElementType.TYPE })
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface List {
+
+		/**
+		 * The repeated annotations.
+		 * @return the annotations
+		 */
+		RateLimited[] value();
+
+	}
+
+}

@@ -1,0 +1,30 @@
+package io.github.ratelimit.core;
+
+import java.util.Objects;
+
+/**
+ * A request for {@code cost} units of one limit's bucket for one identity.
+ *
+ * @param limit the limit
+ * @param identity the identity owning the bucket, already normalised and bounded
+ * @param cost quota units to take
+ */
+public record Acquisition(RateLimit limit, String identity, long cost) {
+
+	public Acquisition {
+		Objects.requireNonNull(limit, "limit must not be null");
+		Objects.requireNonNull(identity, "identity must not be null");
+		if (cost <= 0) {
+			throw new IllegalArgumentException("cost must be positive: " + cost);
+		}
+	}
+
+	/**
+	 * The bucket this acquisition draws from.
+	 * @return the bucket key
+	 */
+	public BucketKey key() {
+		return new BucketKey(this.limit.name(), this.identity);
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.github.ratelimit.core;
+
+/**
+ * The mutable state of one bucket and the algorithm that decides on it. Not thread-safe:
+ * a store guards each state (for example by locking it) and calls {@link #check} and
+ * {@link #commit} within one critical section.
+ */
+public interface BucketState {
+
+	/**
+	 * Decides a request without changing the state.
+	 * @param limit the limit, whose algorithm must be the one this state was created for
+	 * @param nowMicros the current time
+	 * @param cost quota units requested
+	 * @return the decision as if the request were committed when allowed
+	 */
+	RateLimitDecision check(RateLimit limit, long nowMicros, long cost);
+
+	/**
+	 * Records an admitted request. Only called after {@link #check} allowed it at the same
+	 * time.
+	 * @param limit the limit
+	 * @param nowMicros the time of the check
+	 * @param cost quota units taken
+	 */
+	void commit(RateLimit limit, long nowMicros, long cost);
+
+	/**
+	 * Gives back a committed request.
+	 * @param limit the limit
+	 * @param timestampMicros the time the request was committed at
+	 * @param cost quota units to give back
+	 */
+	void refund(RateLimit limit, long timestampMicros, long cost);
+
+	/**
+	 * The algorithm this state belongs to.
+	 * @return the algorithm
+	 */
+	io.github.ratelimit.Algorithm algorithm();
+
+	/**
+	 * Creates an empty state (full quota) for a limit.
+	 * @param limit the limit
+	 * @return a new state
+	 */
+	static BucketState create(RateLimit limit) {
+		return switch (limit.algorithm()) {
+			case TOKEN_BUCKET -> new TokenBucket();
+			case LEAKY_BUCKET -> new LeakyBucket();
+			case FIXED_WINDOW -> new FixedWindow();
+			case SLIDING_WINDOW_LOG -> new SlidingWindowLog();
+			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter();
+		};
+	}
+
+}

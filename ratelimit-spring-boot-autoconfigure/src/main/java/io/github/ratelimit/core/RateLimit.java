@@ -1,0 +1,120 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.github.ratelimit.Algorithm;
+
+/**
+ * One effective limit: a name (which identifies its buckets), an algorithm and its
+ * parameters. Immutable and validated: a limit that could never admit a request cannot be
+ * created.
+ *
+ * @param name the limit name, shared by every endpoint that uses the same policy
+ * @param algorithm the algorithm
+ * @param capacity bucket size, or requests per window
+ * @param refillTokens tokens added per period (bucket algorithms); 0 means capacity
+ * @param period refill period or window length
+ */
+public record RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period) {
+
+	/** Largest time span the stores compute with exactly (2^53 microseconds, about 285 years). */
+	static final long MAX_SPAN_MICROS = 1L << 53;
+
+	public RateLimit {
+		Objects.requireNonNull(name, "name must not be null");
+		Objects.requireNonNull(algorithm, "algorithm must not be null");
+		Objects.requireNonNull(period, "period must not be null");
+		if (name.isBlank()) {
+			throw new IllegalArgumentException("name must not be blank");
+		}
+		if (capacity <= 0) {
+			throw new IllegalArgumentException("capacity must be positive: " + capacity);
+		}
+		if (refillTokens < 0) {
+			throw new IllegalArgumentException("refillTokens must not be negative: " + refillTokens);
+		}
+		if (refillTokens == 0) {
+			refillTokens = capacity;
+		}
+		if (period.isNegative() || period.isZero()) {
+			throw new IllegalArgumentException("period must be positive: " + period);
+		}
+		if (period.compareTo(Duration.ofMillis(1)) < 0) {
+			throw new IllegalArgumentException("period must be at least 1ms: " + period);
+		}
+		if (period.compareTo(Duration.ofDays(365 * 100)) > 0) {
+			throw new IllegalArgumentException("period must be at most 100 years: " + period);
+		}
+		long periodMicros = period.toNanos() / 1_000;
+		long interval = ceilDiv(periodMicros, refillTokens);
+		if (isBucket(algorithm) && (interval > MAX_SPAN_MICROS / capacity)) {
+			throw new IllegalArgumentException("capacity " + capacity + " refilled at " + refillTokens + " per "
+					+ period + " takes longer than 285 years to refill");
+		}
+		if (!isBucket(algorithm) && capacity > MAX_SPAN_MICROS / periodMicros) {
+			throw new IllegalArgumentException(
+					"capacity " + capacity + " per " + period + " is too large; use a shorter period");
+		}
+	}
+
+	/**
+	 * Creates a limit that refills {@code capacity} per period.
+	 * @param name the name
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param period the period
+	 * @return the limit
+	 */
+	public static RateLimit of(String name, Algorithm algorithm, long capacity, Duration period) {
+		return new RateLimit(name, algorithm, capacity, capacity, period);
+	}
+
+	/**
+	 * Period in microseconds.
+	 * @return the period
+	 */
+	public long periodMicros() {
+		return this.period.toNanos() / 1_000;
+	}
+
+	/**
+	 * Time between two tokens for the bucket algorithms, rounded up to a whole
+	 * microsecond so that every store computes with the same integers.
+	 * @return microseconds per token, at least 1
+	 */
+	public long emissionIntervalMicros() {
+		return Math.max(1, ceilDiv(periodMicros(), this.refillTokens));
+	}
+
+	/**
+	 * Time after the last request at which the state of a bucket no longer matters: a
+	 * store may forget it then.
+	 * @return microseconds
+	 */
+	public long idleTtlMicros() {
+		return switch (this.algorithm) {
+			case TOKEN_BUCKET, LEAKY_BUCKET -> this.capacity * emissionIntervalMicros();
+			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> periodMicros();
+			case SLIDING_WINDOW_COUNTER -> 2 * periodMicros();
+		};
+	}
+
+	/**
+	 * Time for a whole quota to become available again, as advertised in the
+	 * {@code w} parameter of {@code RateLimit-Policy}.
+	 * @return microseconds
+	 */
+	public long quotaWindowMicros() {
+		return isBucket(this.algorithm) ? this.capacity * emissionIntervalMicros() : periodMicros();
+	}
+
+	private static boolean isBucket(Algorithm algorithm) {
+		return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+	}
+
+	private static long ceilDiv(long x, long y) {
+		return -Math.floorDiv(-x, y);
+	}
+
+}

@@ -1,0 +1,50 @@
+package io.github.ratelimit.core;
+
+import java.util.List;
+
+/**
+ * The decisions of every limit applied to one request, taken together.
+ *
+ * @param decisions one decision per acquisition, in the order they were asked
+ * @param timestampMicros the time the store decided at, needed to refund
+ */
+public record RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros) {
+
+	public RateLimitResult {
+		decisions = List.copyOf(decisions);
+	}
+
+	/**
+	 * Whether every limit admitted the request (and so each consumed its cost).
+	 * @return whether the request is allowed
+	 */
+	public boolean allowed() {
+		for (RateLimitDecision decision : this.decisions) {
+			if (!decision.allowed()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The decisions that rejected the request.
+	 * @return the rejections, empty when allowed
+	 */
+	public List<RateLimitDecision> rejections() {
+		return this.decisions.stream().filter((decision) -> !decision.allowed()).toList();
+	}
+
+	/**
+	 * Longest wait a leaky bucket imposes on this request.
+	 * @return microseconds, 0 when nothing delays it
+	 */
+	public long delayMicros() {
+		long delay = 0;
+		for (RateLimitDecision decision : this.decisions) {
+			delay = Math.max(delay, decision.delayMicros());
+		}
+		return delay;
+	}
+
+}

@@ -1,0 +1,58 @@
+package io.github.ratelimit.core;
+
+import io.github.ratelimit.Algorithm;
+
+/**
+ * Token bucket kept as one timestamp: the theoretical time at which the bucket is full
+ * again (the generic cell rate algorithm). With emission interval {@code T = period /
+ * refillTokens} and burst {@code C·T}, the bucket holds {@code C − (tat − now)/T} tokens,
+ * which is exactly the lazy refill {@code min(C, tokens + elapsed·r)}.
+ */
+class TokenBucket implements BucketState {
+
+	/** Time at which the bucket is full again; in the past means full. */
+	long tat = Long.MIN_VALUE;
+
+	@Override
+	public Algorithm algorithm() {
+		return Algorithm.TOKEN_BUCKET;
+	}
+
+	@Override
+	public RateLimitDecision check(RateLimit limit, long now, long cost) {
+		long interval = limit.emissionIntervalMicros();
+		long burst = limit.capacity() * interval;
+		long start = Math.max(this.tat, now);
+		long newTat = start + cost * interval;
+		if (newTat - now <= burst) {
+			long debt = newTat - now;
+			return RateLimitDecision.allowed(limit, (burst - debt) / interval, untilNextUnit(debt, interval),
+					delay(start, now));
+		}
+		long debt = start - now;
+		return RateLimitDecision.rejected(limit, (burst - debt) / interval, newTat - burst - now);
+	}
+
+	@Override
+	public void commit(RateLimit limit, long now, long cost) {
+		this.tat = Math.max(this.tat, now) + cost * limit.emissionIntervalMicros();
+	}
+
+	@Override
+	public void refund(RateLimit limit, long timestamp, long cost) {
+		if (this.tat != Long.MIN_VALUE) {
+			this.tat -= cost * limit.emissionIntervalMicros();
+		}
+	}
+
+	/** Time a leaky bucket holds an admitted request; a token bucket admits at once. */
+	long delay(long start, long now) {
+		return 0;
+	}
+
+	/** Time until a debt of {@code debt} microseconds shrinks by one whole token. */
+	static long untilNextUnit(long debt, long interval) {
+		return (debt <= 0) ? 0 : ((debt - 1) % interval) + 1;
+	}
+
+}

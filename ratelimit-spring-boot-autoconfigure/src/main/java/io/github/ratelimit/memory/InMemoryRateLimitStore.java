@@ -1,0 +1,177 @@
+package io.github.ratelimit.memory;
+
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.BucketKey;
+import io.github.ratelimit.core.BucketState;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitDecision;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+
+/**
+ * Buckets in a bounded Caffeine cache. Each bucket is locked on its own (no global lock,
+ * no thread per key); a request with several limits locks their buckets in key order, so
+ * the decision is atomic and all-or-nothing without deadlocks. A bucket is forgotten once
+ * its state no longer matters (its limit's idle time after the last request), or when the
+ * key count exceeds the bound, least valuable first.
+ */
+public final class InMemoryRateLimitStore implements RateLimitStore {
+
+	/** Default bound on the number of buckets kept. */
+	public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
+
+	private final Cache<BucketKey, Bucket> buckets;
+
+	private final RateLimitClock clock;
+
+	/**
+	 * Creates a store with the system clock and the default bound.
+	 */
+	public InMemoryRateLimitStore() {
+		this(RateLimitClock.system(), DEFAULT_MAXIMUM_KEYS);
+	}
+
+	/**
+	 * Creates a store.
+	 * @param clock the clock deciding at
+	 * @param maximumKeys the largest number of buckets kept
+	 */
+	public InMemoryRateLimitStore(RateLimitClock clock, long maximumKeys) {
+		if (maximumKeys <= 0) {
+			throw new IllegalArgumentException("maximumKeys must be positive: " + maximumKeys);
+		}
+		this.clock = clock;
+		this.buckets = Caffeine.newBuilder().maximumSize(maximumKeys).expireAfter(new IdleExpiry()).build();
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		long now = this.clock.nowMicros();
+		if (acquisitions.size() == 1) {
+			Acquisition acquisition = acquisitions.get(0);
+			Bucket bucket = bucket(acquisition);
+			synchronized (bucket) {
+				BucketState state = bucket.stateFor(acquisition);
+				RateLimitDecision decision = state.check(acquisition.limit(), now, acquisition.cost());
+				if (decision.allowed()) {
+					state.commit(acquisition.limit(), now, acquisition.cost());
+				}
+				return new RateLimitResult(List.of(decision), now);
+			}
+		}
+		RateLimitStore.requireDistinct(acquisitions);
+		Bucket[] locked = new Bucket[acquisitions.size()];
+		Integer[] order = new Integer[acquisitions.size()];
+		for (int i = 0; i < order.length; i++) {
+			order[i] = i;
+			locked[i] = bucket(acquisitions.get(i));
+		}
+		Arrays.sort(order, Comparator.comparing((Integer i) -> acquisitions.get(i).key()));
+		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
+		lockInOrder(locked, order, 0, () -> decideAll(acquisitions, locked, decisions, now));
+		return new RateLimitResult(Arrays.asList(decisions), now);
+	}
+
+	@Override
+	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		for (Acquisition acquisition : acquisitions) {
+			Bucket bucket = this.buckets.getIfPresent(acquisition.key());
+			if (bucket != null) {
+				synchronized (bucket) {
+					bucket.stateFor(acquisition).refund(acquisition.limit(), timestampMicros, acquisition.cost());
+				}
+			}
+		}
+	}
+
+	/**
+	 * Number of buckets currently kept, after pending expiries.
+	 * @return the bucket count
+	 */
+	public long size() {
+		this.buckets.cleanUp();
+		return this.buckets.estimatedSize();
+	}
+
+	private Bucket bucket(Acquisition acquisition) {
+		return this.buckets.get(acquisition.key(),
+				(key) -> new Bucket(TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros())));
+	}
+
+	private static void decideAll(List<Acquisition> acquisitions, Bucket[] buckets, RateLimitDecision[] decisions,
+			long now) {
+		boolean allowed = true;
+		for (int i = 0; i < decisions.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			decisions[i] = buckets[i].stateFor(acquisition).check(acquisition.limit(), now, acquisition.cost());
+			allowed &= decisions[i].allowed();
+		}
+		if (allowed) {
+			for (int i = 0; i < decisions.length; i++) {
+				Acquisition acquisition = acquisitions.get(i);
+				buckets[i].stateFor(acquisition).commit(acquisition.limit(), now, acquisition.cost());
+			}
+		}
+	}
+
+	/** Holds the monitors of {@code buckets} in {@code order} while {@code action} runs. */
+	private static void lockInOrder(Bucket[] buckets, Integer[] order, int index, Runnable action) {
+		if (index == order.length) {
+			action.run();
+			return;
+		}
+		synchronized (buckets[order[index]]) {
+			lockInOrder(buckets, order, index + 1, action);
+		}
+	}
+
+	/** A bucket's state and how long it may stay idle; guarded by its own monitor. */
+	private static final class Bucket {
+
+		private final long idleNanos;
+
+		private BucketState state;
+
+		Bucket(long idleNanos) {
+			this.idleNanos = Math.max(1, idleNanos);
+		}
+
+		/** The state for the acquisition's algorithm; a changed algorithm starts afresh. */
+		BucketState stateFor(Acquisition acquisition) {
+			if (this.state == null || this.state.algorithm() != acquisition.limit().algorithm()) {
+				this.state = BucketState.create(acquisition.limit());
+			}
+			return this.state;
+		}
+
+	}
+
+	private static final class IdleExpiry implements Expiry<BucketKey, Bucket> {
+
+		@Override
+		public long expireAfterCreate(BucketKey key, Bucket bucket, long currentTime) {
+			return bucket.idleNanos;
+		}
+
+		@Override
+		public long expireAfterUpdate(BucketKey key, Bucket bucket, long currentTime, long currentDuration) {
+			return bucket.idleNanos;
+		}
+
+		@Override
+		public long expireAfterRead(BucketKey key, Bucket bucket, long currentTime, long currentDuration) {
+			return bucket.idleNanos;
+		}
+
+	}
+
+}
