@@ -1,0 +1,65 @@
+package io.github.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.ratelimit.core.RateLimitDecision;
+
+/**
+ * Thrown when a {@link RateLimited} method is called beyond its limit. In a web request
+ * it becomes a {@code 429 Too Many Requests} even when the application has its own
+ * catch-all exception handler.
+ */
+public class RateLimitExceededException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient List<RateLimitDecision> decisions;
+
+	private final Duration retryAfter;
+
+	/**
+	 * Creates an exception from the decisions of every limit applied to the call.
+	 * @param decisions all decisions, at least one of which rejected the call
+	 */
+	public RateLimitExceededException(List<RateLimitDecision> decisions) {
+		super(message(decisions));
+		this.decisions = List.copyOf(decisions);
+		long retryMicros = 0;
+		for (RateLimitDecision decision : decisions) {
+			retryMicros = Math.max(retryMicros, decision.retryAfterMicros());
+		}
+		this.retryAfter = Duration.ofNanos(retryMicros * 1_000);
+	}
+
+	/**
+	 * How long to wait before a call of the same cost would be admitted.
+	 * @return the retry-after duration
+	 */
+	public Duration getRetryAfter() {
+		return this.retryAfter;
+	}
+
+	/**
+	 * Names of the limits that rejected the call.
+	 * @return the violated limit names
+	 */
+	public List<String> getViolatedLimits() {
+		return this.decisions.stream().filter((d) -> !d.allowed()).map((d) -> d.limit().name()).toList();
+	}
+
+	/**
+	 * Decisions of every limit applied to the call, allowed ones included.
+	 * @return the decisions
+	 */
+	public List<RateLimitDecision> getDecisions() {
+		return this.decisions;
+	}
+
+	private static String message(List<RateLimitDecision> decisions) {
+		List<String> violated = decisions.stream().filter((d) -> !d.allowed()).map((d) -> d.limit().name()).toList();
+		long retryMicros = decisions.stream().mapToLong(RateLimitDecision::retryAfterMicros).max().orElse(0);
+		return "Rate limit exceeded for " + violated + "; retry after " + Duration.ofNanos(retryMicros * 1_000);
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.github.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.RateLimitResult;
+
+/**
+ * What a rate limited call knows about where it runs: inside a web request or not.
+ */
+public interface CallContext {
+
+	/**
+	 * The canonical route name ({@code GET /orders/{id}}) when {@code method} is the
+	 * handler of the current web request.
+	 * @param method the invoked method
+	 * @return the route name, or {@code null} outside that case
+	 */
+	String handlerRouteName(Method method);
+
+	/**
+	 * The identity for a key chain: the first source available wins.
+	 * @param keyChain the key sources in order
+	 * @return the identity, never {@code null}
+	 */
+	String identity(List<KeySource> keyChain);
+
+	/**
+	 * The current request, exposed to key expressions as {@code #request}.
+	 * @return the request, or {@code null}
+	 */
+	Object request();
+
+	/**
+	 * Route limits left for the handler to decide together with its own limits; taken
+	 * once.
+	 * @return the acquisitions, possibly empty
+	 */
+	List<Acquisition> takeDeferredAcquisitions();
+
+	/**
+	 * Called after the limits of the call admitted it.
+	 * @param acquisitions what was acquired
+	 * @param result the decisions
+	 */
+	void allowed(List<Acquisition> acquisitions, RateLimitResult result);
+
+	/**
+	 * Called after a limit rejected the call, before the exception is thrown; gives back
+	 * what earlier stages of the same request consumed.
+	 * @param result the decisions
+	 */
+	void rejected(RateLimitResult result);
+
+}

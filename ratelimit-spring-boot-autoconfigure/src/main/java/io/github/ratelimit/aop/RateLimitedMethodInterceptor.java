@@ -1,0 +1,131 @@
+package io.github.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+
+import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Identities;
+import io.github.ratelimit.core.LimitDefinition;
+import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimiter;
+
+/**
+ * Enforces {@code @RateLimited} around method calls on any Spring bean. Every limit of
+ * the call (and, for a web handler, the route limits waiting for the authenticated
+ * principal) is decided in one store call; a rejection throws
+ * {@link RateLimitExceededException}.
+ */
+public final class RateLimitedMethodInterceptor implements MethodInterceptor {
+
+	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
+
+	private final RateLimitedMethods methods;
+
+	private final LimitResolver resolver;
+
+	private final RateLimiter limiter;
+
+	private final CallContextProvider contexts;
+
+	private final Map<DefinitionKey, LimitDefinition> definitions = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates an interceptor.
+	 * @param methods finds the annotations
+	 * @param resolver resolves the effective limits
+	 * @param limiter decides
+	 * @param contexts tells whether a call runs in a web request
+	 */
+	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
+			CallContextProvider contexts) {
+		this.methods = methods;
+		this.resolver = resolver;
+		this.limiter = limiter;
+		this.contexts = contexts;
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
+		List<AnnotatedLimit> limits = this.methods.find(invocation.getMethod(), targetClass);
+		if (limits.isEmpty()) {
+			return invocation.proceed();
+		}
+		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		CallContext context = this.contexts.current();
+		String route = context.handlerRouteName(method);
+		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		for (AnnotatedLimit limit : limits) {
+			LimitDefinition definition = definition(limit, limit.nameFor(route, method));
+			String identity = identity(limit, definition, method, invocation.getArguments(), context);
+			acquisitions.add(new Acquisition(definition.limit(), identity, definition.cost()));
+		}
+		if (route != null) {
+			acquisitions.addAll(context.takeDeferredAcquisitions());
+		}
+		RateLimitResult result = this.limiter.acquire(acquisitions);
+		if (!result.allowed()) {
+			context.rejected(result);
+			throw new RateLimitExceededException(result.decisions());
+		}
+		context.allowed(acquisitions, result);
+		delay(result.delayMicros());
+		return invocation.proceed();
+	}
+
+	/**
+	 * The effective definition of an annotated limit under a name, resolved once.
+	 * @param limit the annotated limit
+	 * @param name the limit name
+	 * @return the definition
+	 */
+	public LimitDefinition definition(AnnotatedLimit limit, String name) {
+		return this.definitions.computeIfAbsent(new DefinitionKey(limit, name),
+				(key) -> this.resolver.resolve(name, limit.settings(), limit.origin()));
+	}
+
+	private static String identity(AnnotatedLimit limit, LimitDefinition definition, Method method, Object[] args,
+			CallContext context) {
+		if (limit.keyExpression() != null) {
+			MethodBasedEvaluationContext evaluation = new MethodBasedEvaluationContext(null, method, args,
+					PARAMETER_NAMES);
+			evaluation.setVariable("request", context.request());
+			Object value = limit.keyExpression().getValue(evaluation);
+			if (value != null && !value.toString().isEmpty()) {
+				return Identities.expression(value.toString());
+			}
+		}
+		return context.identity(definition.key());
+	}
+
+	/** Holds an admitted leaky-bucket request until its drain slot. */
+	static void delay(long micros) {
+		if (micros <= 0) {
+			return;
+		}
+		try {
+			TimeUnit.MICROSECONDS.sleep(micros);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private record DefinitionKey(AnnotatedLimit limit, String name) {
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+
+import io.github.ratelimit.aop.CallContextProvider;
+import io.github.ratelimit.aop.DetachedCallContext;
+import io.github.ratelimit.aop.RateLimitedAdvisor;
+import io.github.ratelimit.aop.RateLimitedBeansValidator;
+import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
+import io.github.ratelimit.aop.RateLimitedMethods;
+import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+
+/**
+ * Auto-configuration of rate limiting: limits from {@code @RateLimited} on any bean and
+ * from {@code ratelimit.routes}, decided by an in-memory store unless the application
+ * provides another {@link RateLimitStore}.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+@Import(RateLimitServletConfiguration.class)
+public final class RateLimitAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	LimitResolver rateLimitResolver(RateLimitProperties properties) {
+		return RateLimitPropertiesMapper.limitResolver(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitClock rateLimitClock() {
+		return RateLimitClock.system();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiter rateLimiter(RateLimitStore rateLimitStore) {
+		return new RateLimiter(rateLimitStore);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedMethods rateLimitedMethods() {
+		return new RateLimitedMethods();
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedAdvisor rateLimitedAdvisor(RateLimitedMethods rateLimitedMethods,
+			ObjectProvider<RateLimitedMethodInterceptor> interceptor) {
+		return new RateLimitedAdvisor(rateLimitedMethods, interceptor::getObject);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(RateLimitedMethods rateLimitedMethods,
+			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts) {
+		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
+		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider);
+	}
+
+	@Bean
+	static RateLimitedBeansValidator rateLimitedBeansValidator(ConfigurableListableBeanFactory beanFactory,
+			RateLimitedMethods rateLimitedMethods, ObjectProvider<RateLimitedMethodInterceptor> interceptor) {
+		return new RateLimitedBeansValidator(beanFactory, rateLimitedMethods, interceptor::getObject);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(RateLimitStore.class)
+	static class InMemoryStoreConfiguration {
+
+		@Bean
+		InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock rateLimitClock) {
+			return new InMemoryRateLimitStore(rateLimitClock, properties.getMemory().getMaximumKeys());
+		}
+
+	}
+
+}

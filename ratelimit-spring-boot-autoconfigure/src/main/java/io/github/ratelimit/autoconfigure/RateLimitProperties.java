@@ -1,0 +1,397 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.RateLimitFilter;
+
+/**
+ * Configuration properties for rate limiting.
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether rate limiting is enabled.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Where buckets are kept; auto uses Redis when a RedisConnectionFactory bean exists.
+	 */
+	private StoreType store = StoreType.AUTO;
+
+	/**
+	 * Key sources tried in order for limits that name none.
+	 */
+	private List<KeySource> defaultKey = new ArrayList<>(List.of(KeySource.PRINCIPAL, KeySource.TENANT, KeySource.IP));
+
+	/**
+	 * What limits do when their store fails: open lets a local fallback decide, closed answers 503.
+	 */
+	private FailMode failMode = FailMode.OPEN;
+
+	/**
+	 * Share of each limit that the local fallback enforces while the store is failing.
+	 */
+	private double fallbackFactor = 0.5;
+
+	/**
+	 * Style of the rate limit response headers.
+	 */
+	private HeaderStyle headers = HeaderStyle.IETF;
+
+	/**
+	 * Order of the servlet filter enforcing route limits; the default runs it before Spring Security.
+	 */
+	private int filterOrder = RateLimitFilter.DEFAULT_ORDER;
+
+	private final Tenant tenant = new Tenant();
+
+	private final ClientIp clientIp = new ClientIp();
+
+	private final Memory memory = new Memory();
+
+	/**
+	 * Named policies; a policy applies to annotations and routes of the same name and overrides their values.
+	 */
+	private Map<String, Policy> policies = new LinkedHashMap<>();
+
+	/**
+	 * Route limits enforced by the servlet filter, without annotations.
+	 */
+	private List<Route> routes = new ArrayList<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public StoreType getStore() {
+		return this.store;
+	}
+
+	public void setStore(StoreType store) {
+		this.store = store;
+	}
+
+	public List<KeySource> getDefaultKey() {
+		return this.defaultKey;
+	}
+
+	public void setDefaultKey(List<KeySource> defaultKey) {
+		this.defaultKey = defaultKey;
+	}
+
+	public FailMode getFailMode() {
+		return this.failMode;
+	}
+
+	public void setFailMode(FailMode failMode) {
+		this.failMode = failMode;
+	}
+
+	public double getFallbackFactor() {
+		return this.fallbackFactor;
+	}
+
+	public void setFallbackFactor(double fallbackFactor) {
+		this.fallbackFactor = fallbackFactor;
+	}
+
+	public HeaderStyle getHeaders() {
+		return this.headers;
+	}
+
+	public void setHeaders(HeaderStyle headers) {
+		this.headers = headers;
+	}
+
+	public int getFilterOrder() {
+		return this.filterOrder;
+	}
+
+	public void setFilterOrder(int filterOrder) {
+		this.filterOrder = filterOrder;
+	}
+
+	public Tenant getTenant() {
+		return this.tenant;
+	}
+
+	public ClientIp getClientIp() {
+		return this.clientIp;
+	}
+
+	public Memory getMemory() {
+		return this.memory;
+	}
+
+	public Map<String, Policy> getPolicies() {
+		return this.policies;
+	}
+
+	public void setPolicies(Map<String, Policy> policies) {
+		this.policies = policies;
+	}
+
+	public List<Route> getRoutes() {
+		return this.routes;
+	}
+
+	public void setRoutes(List<Route> routes) {
+		this.routes = routes;
+	}
+
+	/**
+	 * Where buckets are kept.
+	 */
+	public enum StoreType {
+
+		/**
+		 * Redis when a RedisConnectionFactory bean exists, otherwise memory.
+		 */
+		AUTO,
+
+		/**
+		 * In this application instance's memory.
+		 */
+		MEMORY,
+
+		/**
+		 * In Redis, shared by every instance.
+		 */
+		REDIS
+
+	}
+
+	/**
+	 * Tenant identification.
+	 */
+	public static class Tenant {
+
+		/**
+		 * Request header carrying the tenant id.
+		 */
+		private String header = "X-Tenant-Id";
+
+		/**
+		 * Pattern a tenant id must match entirely to be used; other values are ignored.
+		 */
+		private String pattern = "[A-Za-z0-9._:-]{1,64}";
+
+		public String getHeader() {
+			return this.header;
+		}
+
+		public void setHeader(String header) {
+			this.header = header;
+		}
+
+		public String getPattern() {
+			return this.pattern;
+		}
+
+		public void setPattern(String pattern) {
+			this.pattern = pattern;
+		}
+
+	}
+
+	/**
+	 * Client IP resolution.
+	 */
+	public static class ClientIp {
+
+		/**
+		 * CIDRs of proxies whose X-Forwarded-For and Forwarded headers are believed.
+		 */
+		private List<String> trustedProxies = new ArrayList<>();
+
+		/**
+		 * Prefix length IPv6 clients are aggregated to, so one host cannot rotate through its addresses.
+		 */
+		private int ipv6PrefixLength = 64;
+
+		public List<String> getTrustedProxies() {
+			return this.trustedProxies;
+		}
+
+		public void setTrustedProxies(List<String> trustedProxies) {
+			this.trustedProxies = trustedProxies;
+		}
+
+		public int getIpv6PrefixLength() {
+			return this.ipv6PrefixLength;
+		}
+
+		public void setIpv6PrefixLength(int ipv6PrefixLength) {
+			this.ipv6PrefixLength = ipv6PrefixLength;
+		}
+
+	}
+
+	/**
+	 * In-memory store.
+	 */
+	public static class Memory {
+
+		/**
+		 * Largest number of buckets kept in memory; beyond it the least valuable are forgotten.
+		 */
+		private long maximumKeys = 100_000;
+
+		public long getMaximumKeys() {
+			return this.maximumKeys;
+		}
+
+		public void setMaximumKeys(long maximumKeys) {
+			this.maximumKeys = maximumKeys;
+		}
+
+	}
+
+	/**
+	 * Settings of a limit; unset values come from the annotation or the defaults.
+	 */
+	public static class Policy {
+
+		/**
+		 * Algorithm deciding the requests.
+		 */
+		private Algorithm algorithm;
+
+		/**
+		 * Bucket size, or requests per window.
+		 */
+		private Long capacity;
+
+		/**
+		 * Tokens added per period for the bucket algorithms; 0 means the capacity.
+		 */
+		private Long refillTokens;
+
+		/**
+		 * Refill period or window length.
+		 */
+		private Duration period;
+
+		/**
+		 * Quota units one request consumes.
+		 */
+		private Long cost;
+
+		/**
+		 * Key sources tried in order; the first available for the request wins.
+		 */
+		private List<KeySource> key = new ArrayList<>();
+
+		public Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Long getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(Long capacity) {
+			this.capacity = capacity;
+		}
+
+		public Long getRefillTokens() {
+			return this.refillTokens;
+		}
+
+		public void setRefillTokens(Long refillTokens) {
+			this.refillTokens = refillTokens;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		public Long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(Long cost) {
+			this.cost = cost;
+		}
+
+		public List<KeySource> getKey() {
+			return this.key;
+		}
+
+		public void setKey(List<KeySource> key) {
+			this.key = key;
+		}
+
+	}
+
+	/**
+	 * A route limit: a path pattern, optional methods, and a policy name or inline settings.
+	 */
+	public static class Route extends Policy {
+
+		/**
+		 * Path pattern within the application, such as /api/reports/**.
+		 */
+		private String path;
+
+		/**
+		 * HTTP methods the limit applies to; empty for all.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Name of the policy to apply; without it the route is named after its methods and path.
+		 */
+		private String policy;
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public String getPolicy() {
+			return this.policy;
+		}
+
+		public void setPolicy(String policy) {
+			this.policy = policy;
+		}
+
+	}
+
+}

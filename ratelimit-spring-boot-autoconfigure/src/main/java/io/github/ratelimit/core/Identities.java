@@ -1,0 +1,80 @@
+package io.github.ratelimit.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.regex.Pattern;
+
+/**
+ * Builds bucket identities from untrusted values. An identity is a fixed type prefix and a
+ * value; values that are short and made of safe characters stay readable, anything else
+ * (separators, braces, control characters, very long values) is replaced by a hash of
+ * itself, so no value can forge another one's identity or inject separators into a key.
+ */
+public final class Identities {
+
+	/** Identity of the bucket shared by every caller. */
+	public static final String GLOBAL = "global";
+
+	private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._@+=-]{1,64}");
+
+	private static final Pattern SAFE_IP = Pattern.compile("[0-9A-Fa-f.:/]{1,49}");
+
+	private Identities() {
+	}
+
+	/**
+	 * Identity of an authenticated principal.
+	 * @param name the principal name
+	 * @return the identity
+	 */
+	public static String principal(String name) {
+		return "user:" + safe(name, SAFE);
+	}
+
+	/**
+	 * Identity of a tenant.
+	 * @param tenant the tenant id
+	 * @return the identity
+	 */
+	public static String tenant(String tenant) {
+		return "tenant:" + safe(tenant, SAFE);
+	}
+
+	/**
+	 * Identity of a client address.
+	 * @param ip the normalised address (or IPv6 network)
+	 * @return the identity
+	 */
+	public static String ip(String ip) {
+		return "ip:" + safe(ip, SAFE_IP);
+	}
+
+	/**
+	 * Identity computed by a key expression.
+	 * @param value the expression value
+	 * @return the identity
+	 */
+	public static String expression(String value) {
+		return "key:" + safe(value, SAFE);
+	}
+
+	private static String safe(String value, Pattern safe) {
+		if (safe.matcher(value).matches()) {
+			return value;
+		}
+		return "~" + hash(value);
+	}
+
+	private static String hash(String value) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+			return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 27);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
+		}
+	}
+
+}

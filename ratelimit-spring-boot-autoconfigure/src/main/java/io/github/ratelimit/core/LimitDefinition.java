@@ -1,0 +1,38 @@
+package io.github.ratelimit.core;
+
+import java.util.List;
+import java.util.Objects;
+
+import io.github.ratelimit.KeySource;
+
+/**
+ * A fully resolved limit as applied at one place: the limit itself, the cost a request
+ * there pays and how its identity is found.
+ *
+ * @param limit the limit (its name identifies the buckets)
+ * @param cost quota units a request consumes
+ * @param key the key chain, never empty
+ * @param keyExpression SpEL expression for the identity, or {@code null}
+ */
+public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression) {
+
+	public LimitDefinition {
+		Objects.requireNonNull(limit, "limit must not be null");
+		key = List.copyOf(key);
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException("key must not be empty");
+		}
+		if (cost <= 0 || cost > limit.capacity()) {
+			throw new IllegalArgumentException("cost must be between 1 and the capacity " + limit.capacity() + ": " + cost);
+		}
+	}
+
+	/**
+	 * Whether finding the identity needs the authenticated principal.
+	 * @return whether {@link KeySource#PRINCIPAL} is in the key chain
+	 */
+	public boolean needsPrincipal() {
+		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL);
+	}
+
+}

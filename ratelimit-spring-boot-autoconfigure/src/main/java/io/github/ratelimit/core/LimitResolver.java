@@ -1,0 +1,170 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitConfigurationException;
+
+/**
+ * Turns the settings written at one place into an effective {@link LimitDefinition}:
+ * layers the policy of the same name ({@code ratelimit.policies.<name>}) over them,
+ * fills defaults, validates, and checks that every place using one name agrees on the
+ * limit. Errors name the property or annotated method the bad value came from.
+ */
+public final class LimitResolver {
+
+	/** Prefix of the policy properties, used in error messages. */
+	public static final String POLICIES_PREFIX = "ratelimit.policies";
+
+	private final Map<String, LimitSettings> policies;
+
+	private final List<KeySource> defaultKey;
+
+	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey) {
+		this.policies = Map.copyOf(policies);
+		this.defaultKey = List.copyOf(defaultKey);
+	}
+
+	/**
+	 * Whether a policy of that name is configured.
+	 * @param name the name
+	 * @return whether it exists
+	 */
+	public boolean hasPolicy(String name) {
+		return this.policies.containsKey(name);
+	}
+
+	/**
+	 * Resolves a limit.
+	 * @param name the limit name
+	 * @param inline the settings written where the limit is applied
+	 * @param origin where the inline settings come from, for error messages (for example
+	 * {@code @RateLimited on OrderController.order(String)})
+	 * @return the effective definition
+	 * @throws RateLimitConfigurationException when the result is invalid
+	 */
+	public LimitDefinition resolve(String name, LimitSettings inline, String origin) {
+		return resolve(name, inline, origin, false, true);
+	}
+
+	/**
+	 * Resolves a route limit: the route's own settings are more specific than the policy
+	 * it names, so they win.
+	 * @param name the limit name
+	 * @param route the settings written on the route
+	 * @param origin the route property, such as {@code ratelimit.routes[0]}
+	 * @return the effective definition
+	 * @throws RateLimitConfigurationException when the result is invalid
+	 */
+	public LimitDefinition resolveRoute(String name, LimitSettings route, String origin) {
+		return resolve(name, route, origin, true, true);
+	}
+
+	/**
+	 * Validates a policy on its own, without claiming its name.
+	 * @param name the policy name
+	 * @throws RateLimitConfigurationException when the policy is invalid
+	 */
+	public void validatePolicy(String name) {
+		resolve(name, LimitSettings.EMPTY, POLICIES_PREFIX + "." + name, false, false);
+	}
+
+	private LimitDefinition resolve(String name, LimitSettings inline, String origin, boolean inlineWins,
+			boolean claim) {
+		LimitSettings policy = this.policies.get(name);
+		LimitSettings merged = (policy == null) ? inline
+				: (inlineWins ? policy.overriddenBy(inline) : inline.overriddenBy(policy));
+		Origins origins = new Origins(name, policy, inline, inlineWins, origin);
+		Algorithm algorithm = (merged.algorithm() != null) ? merged.algorithm() : Algorithm.TOKEN_BUCKET;
+		if (merged.capacity() == null) {
+			String reason = (policy == null && inline.capacity() == null)
+					? "limit '" + name + "' has no capacity and no policy '" + name + "' is configured"
+					: "limit '" + name + "' has no capacity";
+			throw new RateLimitConfigurationException(origin, reason,
+					"Set a positive capacity there, or configure " + POLICIES_PREFIX + "." + name + ".capacity");
+		}
+		long capacity = merged.capacity();
+		if (capacity <= 0) {
+			throw invalid(origins.of(LimitSettings::capacity, "capacity"),
+					"capacity must be positive: " + capacity, "Set a capacity of at least 1");
+		}
+		long refill = (merged.refillTokens() != null) ? merged.refillTokens() : 0;
+		if (refill < 0) {
+			throw invalid(origins.of(LimitSettings::refillTokens, "refill-tokens"),
+					"refill-tokens must not be negative: " + refill, "Use 0 (refill the capacity) or a positive number");
+		}
+		Duration period = (merged.period() != null) ? merged.period() : Duration.ofSeconds(1);
+		if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofMillis(1)) < 0) {
+			throw invalid(origins.of(LimitSettings::period, "period"),
+					"period must be at least 1ms: " + period, "Use a positive duration such as 1s, 15m or PT1H");
+		}
+		long cost = (merged.cost() != null) ? merged.cost() : 1;
+		if (cost <= 0 || cost > capacity) {
+			throw invalid(origins.of(LimitSettings::cost, "cost"),
+					"cost " + cost + " can never be admitted by capacity " + capacity,
+					"Use a cost between 1 and the capacity, or raise the capacity");
+		}
+		RateLimit limit;
+		try {
+			limit = new RateLimit(name, algorithm, capacity, refill, period);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(origins.of(LimitSettings::capacity, "capacity"), ex.getMessage(),
+					"Choose a smaller capacity or a shorter period");
+		}
+		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
+		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression());
+		if (!claim) {
+			return definition;
+		}
+		Resolved previous = this.byName.putIfAbsent(name, new Resolved(limit, origin));
+		if (previous != null && !previous.limit.equals(limit)) {
+			throw new RateLimitConfigurationException(origin,
+					"limit '" + name + "' is also defined at " + previous.origin + " with different settings ("
+							+ describe(previous.limit) + " there, " + describe(limit) + " here)",
+					"Give the limits different names, or move the settings to " + POLICIES_PREFIX + "." + name);
+		}
+		return definition;
+	}
+
+	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {
+		return new RateLimitConfigurationException(origin, reason, action);
+	}
+
+	private static String describe(RateLimit limit) {
+		return limit.algorithm() + " capacity=" + limit.capacity() + " refill-tokens=" + limit.refillTokens()
+				+ " period=" + limit.period();
+	}
+
+	private record Resolved(RateLimit limit, String origin) {
+	}
+
+	/** Names the property a bad value came from: the policy if it set it, else the inline origin. */
+	private record Origins(String name, LimitSettings policy, LimitSettings settings, boolean inlineWins,
+			String inline) {
+
+		String of(Function<LimitSettings, Object> value, String property) {
+			boolean fromPolicy = this.policy != null && value.apply(this.policy) != null
+					&& !(this.inlineWins && value.apply(this.settings) != null);
+			if (fromPolicy) {
+				return POLICIES_PREFIX + "." + this.name + "." + property;
+			}
+			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property
+					: this.inline + " (" + property + ")";
+		}
+
+	}
+
+}

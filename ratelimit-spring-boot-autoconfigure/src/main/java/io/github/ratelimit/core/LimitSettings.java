@@ -1,0 +1,49 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+
+/**
+ * Partial settings of a limit, as written in one place (an annotation, a policy or a
+ * route). {@code null} means "not set here"; {@link #overriddenBy} layers one place over
+ * another, property by property.
+ *
+ * @param algorithm the algorithm
+ * @param capacity the capacity
+ * @param refillTokens tokens added per period (0 means capacity)
+ * @param period the period
+ * @param cost quota units one request consumes
+ * @param key the key chain; empty means not set
+ * @param keyExpression SpEL expression for the identity; empty means not set
+ */
+public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
+		List<KeySource> key, String keyExpression) {
+
+	/** Settings that set nothing. */
+	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null);
+
+	public LimitSettings {
+		key = (key != null) ? List.copyOf(key) : List.of();
+		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+	}
+
+	/**
+	 * Layers {@code override} over these settings: every property it sets wins.
+	 * @param override the settings that take precedence
+	 * @return the merged settings
+	 */
+	public LimitSettings overriddenBy(LimitSettings override) {
+		return new LimitSettings(pick(override.algorithm, this.algorithm), pick(override.capacity, this.capacity),
+				pick(override.refillTokens, this.refillTokens), pick(override.period, this.period),
+				pick(override.cost, this.cost), override.key.isEmpty() ? this.key : override.key,
+				pick(override.keyExpression, this.keyExpression));
+	}
+
+	private static <T> T pick(T preferred, T fallback) {
+		return (preferred != null) ? preferred : fallback;
+	}
+
+}

@@ -1,0 +1,81 @@
+package io.github.ratelimit.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides the limits of one request together through a {@link RateLimitStore}. Limits
+ * that draw from the same bucket (two places naming one policy, for the same identity)
+ * are merged first, so the bucket pays the sum of their costs atomically.
+ */
+public final class RateLimiter {
+
+	private final RateLimitStore store;
+
+	/**
+	 * Creates a limiter.
+	 * @param store the store holding the buckets
+	 */
+	public RateLimiter(RateLimitStore store) {
+		this.store = store;
+	}
+
+	/**
+	 * Decides every acquisition together, all-or-nothing.
+	 * @param acquisitions the acquisitions, possibly naming one bucket several times
+	 * @return one decision per acquisition, in order
+	 */
+	public RateLimitResult acquire(List<Acquisition> acquisitions) {
+		if (acquisitions.isEmpty()) {
+			return new RateLimitResult(List.of(), 0);
+		}
+		List<Acquisition> merged = merge(acquisitions);
+		if (merged.size() == acquisitions.size()) {
+			return this.store.tryAcquire(acquisitions);
+		}
+		RateLimitResult result = this.store.tryAcquire(merged);
+		Map<BucketKey, RateLimitDecision> byKey = new LinkedHashMap<>();
+		for (int i = 0; i < merged.size(); i++) {
+			byKey.put(merged.get(i).key(), result.decisions().get(i));
+		}
+		List<RateLimitDecision> decisions = new ArrayList<>(acquisitions.size());
+		for (Acquisition acquisition : acquisitions) {
+			decisions.add(byKey.get(acquisition.key()));
+		}
+		return new RateLimitResult(decisions, result.timestampMicros());
+	}
+
+	/**
+	 * Gives back what an admitted {@link #acquire} consumed.
+	 * @param acquisitions the acquisitions as passed to {@link #acquire}
+	 * @param timestampMicros the timestamp of that result
+	 */
+	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		if (!acquisitions.isEmpty()) {
+			this.store.refund(merge(acquisitions), timestampMicros);
+		}
+	}
+
+	/**
+	 * The store deciding.
+	 * @return the store
+	 */
+	public RateLimitStore getStore() {
+		return this.store;
+	}
+
+	private static List<Acquisition> merge(List<Acquisition> acquisitions) {
+		if (acquisitions.size() == 1) {
+			return acquisitions;
+		}
+		Map<BucketKey, Acquisition> merged = new LinkedHashMap<>();
+		for (Acquisition acquisition : acquisitions) {
+			merged.merge(acquisition.key(), acquisition,
+					(a, b) -> new Acquisition(a.limit(), a.identity(), a.cost() + b.cost()));
+		}
+		return (merged.size() == acquisitions.size()) ? acquisitions : List.copyOf(merged.values());
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.github.ratelimit.web;
+
+import java.util.Set;
+import java.util.function.Supplier;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+import io.github.ratelimit.aop.AnnotatedLimit;
+import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
+import io.github.ratelimit.aop.RateLimitedMethods;
+
+/**
+ * Resolves the limits of every {@code @RateLimited} handler under each of its route names
+ * ({@code GET /orders/{id}}) at startup, so that invalid limits fail the startup and not
+ * the first request.
+ */
+public final class HandlerLimitsValidator implements SmartInitializingSingleton {
+
+	private final ObjectProvider<RequestMappingHandlerMapping> mappings;
+
+	private final RateLimitedMethods methods;
+
+	private final Supplier<RateLimitedMethodInterceptor> interceptor;
+
+	/**
+	 * Creates a validator.
+	 * @param mappings the handler mappings
+	 * @param methods finds the annotations
+	 * @param interceptor resolves the limits
+	 */
+	public HandlerLimitsValidator(ObjectProvider<RequestMappingHandlerMapping> mappings, RateLimitedMethods methods,
+			Supplier<RateLimitedMethodInterceptor> interceptor) {
+		this.mappings = mappings;
+		this.methods = methods;
+		this.interceptor = interceptor;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.mappings.orderedStream().forEach((mapping) -> mapping.getHandlerMethods().forEach(this::validate));
+	}
+
+	private void validate(RequestMappingInfo info, HandlerMethod handler) {
+		for (AnnotatedLimit limit : this.methods.find(handler.getMethod(), handler.getBeanType())) {
+			Set<RequestMethod> verbs = info.getMethodsCondition().getMethods();
+			for (String pattern : info.getPatternValues()) {
+				if (verbs.isEmpty()) {
+					this.interceptor.get().definition(limit, limit.nameFor("GET " + pattern, handler.getMethod()));
+				}
+				for (RequestMethod verb : verbs) {
+					this.interceptor.get().definition(limit, limit.nameFor(verb.name() + " " + pattern, handler.getMethod()));
+				}
+			}
+		}
+	}
+
+}

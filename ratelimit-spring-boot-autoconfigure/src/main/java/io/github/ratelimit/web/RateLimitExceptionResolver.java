@@ -1,0 +1,54 @@
+package io.github.ratelimit.web;
+
+import java.io.IOException;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.ModelAndView;
+
+import io.github.ratelimit.RateLimitExceededException;
+
+/**
+ * Turns {@link RateLimitExceededException} into a {@code 429} problem response. Ordered
+ * ahead of Spring MVC's {@code @ExceptionHandler} resolution, so an application's
+ * catch-all handler cannot swallow it.
+ */
+public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {
+
+	/** Right after Spring Boot's error attributes, before every other resolver. */
+	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
+
+	private final WebRateLimiter limiter;
+
+	/**
+	 * Creates a resolver.
+	 * @param limiter writes the rejection
+	 */
+	public RateLimitExceptionResolver(WebRateLimiter limiter) {
+		this.limiter = limiter;
+	}
+
+	@Override
+	public ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response, Object handler,
+			Exception ex) {
+		if (!(ex instanceof RateLimitExceededException exceeded) || response.isCommitted()) {
+			return null;
+		}
+		try {
+			this.limiter.writeRejection(request, response, exceeded.getDecisions());
+		}
+		catch (IOException writeFailure) {
+			return null;
+		}
+		return new ModelAndView();
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+}

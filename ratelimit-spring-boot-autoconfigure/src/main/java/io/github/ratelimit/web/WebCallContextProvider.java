@@ -1,0 +1,108 @@
+package io.github.ratelimit.web;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerMapping;
+
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.aop.CallContext;
+import io.github.ratelimit.aop.CallContextProvider;
+import io.github.ratelimit.aop.DetachedCallContext;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.RateLimitResult;
+
+/**
+ * Gives rate limited calls running inside a servlet request access to that request: its
+ * canonical route, its identity, its deferred route limits and its response headers.
+ */
+public final class WebCallContextProvider implements CallContextProvider {
+
+	private final WebRateLimiter limiter;
+
+	private final RequestIdentityResolver identities;
+
+	/**
+	 * Creates a provider.
+	 * @param limiter the web limiter
+	 * @param identities finds identities of requests
+	 */
+	public WebCallContextProvider(WebRateLimiter limiter, RequestIdentityResolver identities) {
+		this.limiter = limiter;
+		this.identities = identities;
+	}
+
+	@Override
+	public CallContext current() {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		if (attributes instanceof ServletRequestAttributes servlet) {
+			return new RequestCallContext(servlet.getRequest(), servlet.getResponse());
+		}
+		return DetachedCallContext.INSTANCE;
+	}
+
+	/**
+	 * The canonical route name of a request: its method and the pattern that matched.
+	 * @param request the request
+	 * @return the route name, or {@code null} before handler mapping
+	 */
+	static String routeName(HttpServletRequest request) {
+		Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+		return (pattern != null) ? request.getMethod() + " " + pattern : null;
+	}
+
+	private final class RequestCallContext implements CallContext {
+
+		private final HttpServletRequest request;
+
+		private final HttpServletResponse response;
+
+		RequestCallContext(HttpServletRequest request, HttpServletResponse response) {
+			this.request = request;
+			this.response = response;
+		}
+
+		@Override
+		public String handlerRouteName(Method method) {
+			Object handler = this.request.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE);
+			if (handler instanceof HandlerMethod handlerMethod && handlerMethod.getMethod().equals(method)) {
+				return routeName(this.request);
+			}
+			return null;
+		}
+
+		@Override
+		public String identity(List<KeySource> keyChain) {
+			return WebCallContextProvider.this.identities.resolve(keyChain, this.request);
+		}
+
+		@Override
+		public Object request() {
+			return this.request;
+		}
+
+		@Override
+		public List<Acquisition> takeDeferredAcquisitions() {
+			return WebCallContextProvider.this.limiter.takeDeferred(this.request);
+		}
+
+		@Override
+		public void allowed(List<Acquisition> acquisitions, RateLimitResult result) {
+			WebCallContextProvider.this.limiter.allowed(acquisitions, result, this.request, this.response);
+		}
+
+		@Override
+		public void rejected(RateLimitResult result) {
+			WebCallContextProvider.this.limiter.rejected(result, this.request);
+		}
+
+	}
+
+}
