@@ -30,6 +30,20 @@ public record RateLimitDecision(RateLimit limit, boolean allowed, long remaining
 		}
 	}
 
+	/**
+	 * This admitting decision as it stands when the request was not committed after all
+	 * (another limit of the same request rejected it): the cost is still available.
+	 * @param cost the cost that was not taken
+	 * @return the decision with the quota left before the request
+	 */
+	public RateLimitDecision uncommitted(long cost) {
+		if (!this.allowed) {
+			return this;
+		}
+		return new RateLimitDecision(this.limit, true, Math.min(this.limit.capacity(), this.remaining + cost),
+				this.resetMicros, 0, 0);
+	}
+
 	static RateLimitDecision allowed(RateLimit limit, long remaining, long resetMicros, long delayMicros) {
 		return new RateLimitDecision(limit, true, remaining, resetMicros, 0, delayMicros);
 	}

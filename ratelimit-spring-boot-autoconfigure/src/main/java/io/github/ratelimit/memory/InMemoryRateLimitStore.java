@@ -115,10 +115,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			decisions[i] = buckets[i].stateFor(acquisition).check(acquisition.limit(), now, acquisition.cost());
 			allowed &= decisions[i].allowed();
 		}
-		if (allowed) {
-			for (int i = 0; i < decisions.length; i++) {
-				Acquisition acquisition = acquisitions.get(i);
+		for (int i = 0; i < decisions.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			if (allowed) {
 				buckets[i].stateFor(acquisition).commit(acquisition.limit(), now, acquisition.cost());
+			}
+			else if (decisions[i].allowed()) {
+				decisions[i] = decisions[i].uncommitted(acquisition.cost());
 			}
 		}
 	}

@@ -45,9 +45,10 @@ final class RequestLimitState {
 
 	/** Records a stage's decisions and, when admitted, what it consumed. */
 	void record(List<Acquisition> acquisitions, RateLimitResult result) {
+		int first = this.decisions.size();
 		this.decisions.addAll(result.decisions());
-		if (result.allowed()) {
-			this.consumed.add(new Consumed(acquisitions, result.timestampMicros()));
+		if (result.allowed() && !acquisitions.isEmpty()) {
+			this.consumed.add(new Consumed(acquisitions, result.timestampMicros(), first));
 		}
 	}
 
@@ -55,6 +56,10 @@ final class RequestLimitState {
 	void refundAll(RateLimiter limiter) {
 		for (Consumed stage : this.consumed) {
 			limiter.refund(stage.acquisitions, stage.timestampMicros);
+			for (int i = 0; i < stage.acquisitions.size(); i++) {
+				int index = stage.firstDecision + i;
+				this.decisions.set(index, this.decisions.get(index).uncommitted(stage.acquisitions.get(i).cost()));
+			}
 		}
 		this.consumed.clear();
 	}
@@ -73,7 +78,7 @@ final class RequestLimitState {
 		return !this.deferred.isEmpty();
 	}
 
-	private record Consumed(List<Acquisition> acquisitions, long timestampMicros) {
+	private record Consumed(List<Acquisition> acquisitions, long timestampMicros, int firstDecision) {
 	}
 
 }

@@ -1,0 +1,195 @@
+package io.github.ratelimit.e2e;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.stereotype.Service;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.core.RateLimitClock;
+
+/**
+ * A service exercising every way of applying limits, on a clock the tests control.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import({ E2eApplication.ThingsController.class, E2eApplication.Quotes.class, E2eApplication.CatchAll.class })
+public class E2eApplication {
+
+	/** The clock every limit decides on; tests move it forward instead of sleeping. */
+	public static final AtomicLong NOW = new AtomicLong(1_700_000_000_000_000L);
+
+	/**
+	 * Moves the test clock.
+	 * @param duration how far
+	 */
+	public static void advance(Duration duration) {
+		NOW.addAndGet(duration.toNanos() / 1_000);
+	}
+
+	@Bean
+	RateLimitClock rateLimitClock() {
+		return NOW::get;
+	}
+
+	@Bean
+	UserDetailsService users() {
+		return new InMemoryUserDetailsManager(User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
+				User.withUsername("bob").password("{noop}bob-pw").roles("USER").build());
+	}
+
+	@Bean
+	SecurityFilterChain security(HttpSecurity http) throws Exception {
+		http.csrf((csrf) -> csrf.disable())
+			.authorizeHttpRequests((requests) -> requests.requestMatchers("/private/**")
+				.authenticated()
+				.anyRequest()
+				.permitAll())
+			.httpBasic(Customizer.withDefaults())
+			.formLogin(Customizer.withDefaults());
+		return http.build();
+	}
+
+	@RestController
+	static class ThingsController {
+
+		private final Quotes quotes;
+
+		ThingsController(Quotes quotes) {
+			this.quotes = quotes;
+		}
+
+		@RateLimited(capacity = 5, period = "1m")
+		@GetMapping("/things/{id}")
+		String thing(@PathVariable String id) {
+			return "thing " + id;
+		}
+
+		@RateLimited(name = "tuned", capacity = 100, period = "1h")
+		@GetMapping("/tuned")
+		String tuned() {
+			return "tuned";
+		}
+
+		@RateLimited(capacity = 3, period = "1h", key = KeySource.IP)
+		@RateLimited(capacity = 2, period = "1h", keyExpression = "#username")
+		@PostMapping("/login-attempt")
+		String loginAttempt(@RequestParam String username) {
+			return "checked " + username;
+		}
+
+		@RateLimited(name = "big", capacity = 10, period = "1h", key = KeySource.GLOBAL)
+		@RateLimited(name = "small", capacity = 2, period = "1h", key = KeySource.GLOBAL, cost = 2)
+		@GetMapping("/combined")
+		String combined() {
+			return "combined";
+		}
+
+		@RateLimited(name = "big", capacity = 10, period = "1h", key = KeySource.GLOBAL)
+		@GetMapping("/big-only")
+		String bigOnly() {
+			return "big";
+		}
+
+		@RateLimited(capacity = 2, period = "1h", key = KeySource.PRINCIPAL)
+		@GetMapping("/private/me")
+		String me(java.security.Principal principal) {
+			return principal.getName();
+		}
+
+		@RateLimited(capacity = 2, period = "1h", key = KeySource.TENANT)
+		@GetMapping("/tenant")
+		String tenant() {
+			return "tenant";
+		}
+
+		@GetMapping("/quote")
+		String quote() {
+			return this.quotes.next();
+		}
+
+		@GetMapping("/boom")
+		String boom() {
+			throw new IllegalStateException("boom");
+		}
+
+		@GetMapping("/routed/{id}")
+		String routed(@PathVariable String id) {
+			return "routed " + id;
+		}
+
+		@RateLimited(name = "handler-and-route", capacity = 1, period = "1h", key = KeySource.PRINCIPAL)
+		@GetMapping("/private/both")
+		String both() {
+			return "both";
+		}
+
+		@RateLimited(name = "refund-handler", capacity = 1, period = "1h", key = KeySource.GLOBAL)
+		@GetMapping("/refund/{id}")
+		String refund(@PathVariable String id) {
+			return "refund " + id;
+		}
+
+		@GetMapping("/private/guarded")
+		String guarded() {
+			return "guarded";
+		}
+
+		@GetMapping("/private/routed")
+		String privateRouted(java.security.Principal principal) {
+			return principal.getName();
+		}
+
+		@RateLimited(algorithm = Algorithm.LEAKY_BUCKET, capacity = 3, refillTokens = 20, period = "1s",
+				key = KeySource.GLOBAL)
+		@GetMapping("/leaky")
+		String leaky() {
+			return "leaky";
+		}
+
+	}
+
+	/** A plain service, limited like any bean. */
+	@Service
+	@RateLimited(name = "quotes", capacity = 2, period = "1h", key = KeySource.GLOBAL)
+	static class Quotes {
+
+		public String next() {
+			return "quote";
+		}
+
+	}
+
+	/** The kind of catch-all handler applications write; it must not swallow the 429. */
+	@RestControllerAdvice
+	static class CatchAll {
+
+		@ExceptionHandler(Exception.class)
+		ResponseEntity<String> handle(Exception ex) {
+			return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body("caught " + ex.getClass().getSimpleName());
+		}
+
+	}
+
+}
