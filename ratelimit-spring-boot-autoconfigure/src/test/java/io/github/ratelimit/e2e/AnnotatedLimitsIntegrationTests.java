@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 @SpringBootTest(classes = E2eApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "ratelimit.policies.tuned.capacity=3" })
+		properties = "ratelimit.policies.tuned.capacity=3")
 class AnnotatedLimitsIntegrationTests {
 
 	@LocalServerPort
