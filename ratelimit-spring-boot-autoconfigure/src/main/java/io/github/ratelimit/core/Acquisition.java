@@ -17,6 +17,11 @@ public record Acquisition(RateLimit limit, String identity, long cost) {
 		if (cost <= 0) {
 			throw new IllegalArgumentException("cost must be positive: " + cost);
 		}
+		if (cost > limit.capacity()) {
+			// no bucket could ever admit it, so there is no retry-after to answer with
+			throw new IllegalArgumentException(
+					"cost " + cost + " exceeds the capacity " + limit.capacity() + " of limit '" + limit.name() + "'");
+		}
 	}
 
 	/**

@@ -25,7 +25,7 @@ final class FixedWindow implements BucketState {
 		if (used + cost <= limit.capacity()) {
 			return RateLimitDecision.allowed(limit, limit.capacity() - used - cost, untilEnd, 0);
 		}
-		return RateLimitDecision.rejected(limit, limit.capacity() - used, untilEnd);
+		return RateLimitDecision.rejected(limit, Math.max(0, limit.capacity() - used), untilEnd, untilEnd);
 	}
 
 	@Override

@@ -8,7 +8,8 @@ import java.util.Objects;
  * @param limit the limit that decided
  * @param allowed whether the request was admitted
  * @param remaining quota units left after this request (before it, when rejected)
- * @param resetMicros time until more quota becomes available; 0 when the quota is full
+ * @param resetMicros time until at least one more unit of quota becomes available; 0 when
+ * the quota is full
  * @param retryAfterMicros when rejected, time until a request of the same cost would be
  * admitted; 0 when allowed
  * @param delayMicros when allowed by a leaky bucket, how long the request waits for its
@@ -48,8 +49,8 @@ public record RateLimitDecision(RateLimit limit, boolean allowed, long remaining
 		return new RateLimitDecision(limit, true, remaining, resetMicros, 0, delayMicros);
 	}
 
-	static RateLimitDecision rejected(RateLimit limit, long remaining, long retryAfterMicros) {
-		return new RateLimitDecision(limit, false, remaining, retryAfterMicros, retryAfterMicros, 0);
+	static RateLimitDecision rejected(RateLimit limit, long remaining, long resetMicros, long retryAfterMicros) {
+		return new RateLimitDecision(limit, false, remaining, resetMicros, retryAfterMicros, 0);
 	}
 
 }

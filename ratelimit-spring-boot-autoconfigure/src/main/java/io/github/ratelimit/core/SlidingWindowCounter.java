@@ -38,7 +38,8 @@ final class SlidingWindowCounter implements BucketState {
 			return RateLimitDecision.allowed(limit, remaining,
 					untilMore(free, remaining, after, prev, p, elapsed, capacity), 0);
 		}
-		long remaining = Math.max(0, (long) Math.floor((capacity * p - curr * p - prevWeight) / p));
+		double free = capacity * p - curr * p - prevWeight;
+		long remaining = Math.max(0, (long) Math.floor(free / p));
 		double wait;
 		if (curr + cost <= limit.capacity()) {
 			// the previous window still weighs too much: wait until it has decayed enough
@@ -49,7 +50,8 @@ final class SlidingWindowCounter implements BucketState {
 			double next = (curr == 0) ? 0 : Math.max(0, p - Math.floor((capacity - cost) * p / curr));
 			wait = (p - elapsed) + next;
 		}
-		return RateLimitDecision.rejected(limit, remaining, (long) wait);
+		return RateLimitDecision.rejected(limit, remaining,
+				untilMore(free, remaining, curr, prev, p, elapsed, capacity), (long) wait);
 	}
 
 	/** Time until at least one more unit of quota is available. */

@@ -30,15 +30,22 @@ final class SlidingWindowLog implements BucketState {
 			long oldest = this.entries.isEmpty() ? now : this.entries.peekFirst()[0];
 			return RateLimitDecision.allowed(limit, limit.capacity() - this.used - cost, oldest + period - now, 0);
 		}
-		long needed = this.used + cost - limit.capacity();
+		long remaining = Math.max(0, limit.capacity() - this.used);
+		return RateLimitDecision.rejected(limit, remaining, untilFree(remaining + 1, limit, now),
+				untilFree(cost, limit, now));
+	}
+
+	/** Time until enough entries have expired for {@code units} to fit. */
+	private long untilFree(long units, RateLimit limit, long now) {
+		long needed = this.used + units - limit.capacity();
 		long freed = 0;
 		for (long[] entry : this.entries) {
 			freed += entry[1];
 			if (freed >= needed) {
-				return RateLimitDecision.rejected(limit, limit.capacity() - this.used, entry[0] + period - now);
+				return entry[0] + limit.periodMicros() - now;
 			}
 		}
-		throw new IllegalStateException("cost " + cost + " exceeds capacity " + limit.capacity());
+		throw new IllegalStateException("cost " + units + " exceeds capacity " + limit.capacity());
 	}
 
 	@Override

@@ -30,7 +30,10 @@ class TokenBucket implements BucketState {
 					delay(start, now));
 		}
 		long debt = start - now;
-		return RateLimitDecision.rejected(limit, (burst - debt) / interval, newTat - burst - now);
+		// a bucket used beyond a since lowered capacity has nothing left until it drains to it
+		long remaining = Math.max(0, (burst - debt) / interval);
+		long reset = (debt > burst) ? debt - burst + interval : untilNextUnit(debt, interval);
+		return RateLimitDecision.rejected(limit, remaining, reset, newTat - burst - now);
 	}
 
 	@Override

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -21,8 +22,11 @@ import io.github.ratelimit.core.RateLimitStore;
  * Buckets in a bounded Caffeine cache. Each bucket is locked on its own (no global lock,
  * no thread per key); a request with several limits locks their buckets in key order, so
  * the decision is atomic and all-or-nothing without deadlocks. A bucket is forgotten once
- * its state no longer matters (its limit's idle time after the last request), or when the
- * key count exceeds the bound, least valuable first.
+ * its state no longer matters (its limit's idle time after the last request, on the
+ * store's clock), or when the key count exceeds the bound, least valuable first. A bucket
+ * never decides at a time earlier than one it has already decided at, so a request that
+ * read the clock before another one for the same bucket but reaches the bucket after it
+ * cannot move its window backwards.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
@@ -50,7 +54,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			throw new IllegalArgumentException("maximumKeys must be positive: " + maximumKeys);
 		}
 		this.clock = clock;
-		this.buckets = Caffeine.newBuilder().maximumSize(maximumKeys).expireAfter(new IdleExpiry()).build();
+		this.buckets = Caffeine.newBuilder()
+			.maximumSize(maximumKeys)
+			.expireAfter(new IdleExpiry())
+			.ticker(() -> TimeUnit.MICROSECONDS.toNanos(clock.nowMicros()))
+			.build();
 	}
 
 	@Override
@@ -60,12 +68,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			Acquisition acquisition = acquisitions.get(0);
 			Bucket bucket = bucket(acquisition);
 			synchronized (bucket) {
+				long at = bucket.advanceTo(now);
 				BucketState state = bucket.stateFor(acquisition);
-				RateLimitDecision decision = state.check(acquisition.limit(), now, acquisition.cost());
+				RateLimitDecision decision = state.check(acquisition.limit(), at, acquisition.cost());
 				if (decision.allowed()) {
-					state.commit(acquisition.limit(), now, acquisition.cost());
+					state.commit(acquisition.limit(), at, acquisition.cost());
 				}
-				return new RateLimitResult(List.of(decision), now);
+				return new RateLimitResult(List.of(decision), at);
 			}
 		}
 		RateLimitStore.requireDistinct(acquisitions);
@@ -77,8 +86,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		Arrays.sort(order, Comparator.comparing((Integer i) -> acquisitions.get(i).key()));
 		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
-		lockInOrder(locked, order, 0, () -> decideAll(acquisitions, locked, decisions, now));
-		return new RateLimitResult(Arrays.asList(decisions), now);
+		long at = lockInOrder(locked, order, 0, () -> decideAll(acquisitions, locked, decisions, now));
+		return new RateLimitResult(Arrays.asList(decisions), at);
 	}
 
 	@Override
@@ -107,33 +116,41 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				(key) -> new Bucket(TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros())));
 	}
 
-	private static void decideAll(List<Acquisition> acquisitions, Bucket[] buckets, RateLimitDecision[] decisions,
+	/** Decides every acquisition at one time, not earlier than any bucket has seen; returns that time. */
+	private static long decideAll(List<Acquisition> acquisitions, Bucket[] buckets, RateLimitDecision[] decisions,
 			long now) {
+		long at = now;
+		for (Bucket bucket : buckets) {
+			at = Math.max(at, bucket.lastMicros);
+		}
+		for (Bucket bucket : buckets) {
+			bucket.advanceTo(at);
+		}
 		boolean allowed = true;
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			decisions[i] = buckets[i].stateFor(acquisition).check(acquisition.limit(), now, acquisition.cost());
+			decisions[i] = buckets[i].stateFor(acquisition).check(acquisition.limit(), at, acquisition.cost());
 			allowed &= decisions[i].allowed();
 		}
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			if (allowed) {
-				buckets[i].stateFor(acquisition).commit(acquisition.limit(), now, acquisition.cost());
+				buckets[i].stateFor(acquisition).commit(acquisition.limit(), at, acquisition.cost());
 			}
 			else if (decisions[i].allowed()) {
 				decisions[i] = decisions[i].uncommitted(acquisition.cost());
 			}
 		}
+		return at;
 	}
 
 	/** Holds the monitors of {@code buckets} in {@code order} while {@code action} runs. */
-	private static void lockInOrder(Bucket[] buckets, Integer[] order, int index, Runnable action) {
+	private static long lockInOrder(Bucket[] buckets, Integer[] order, int index, LongSupplier action) {
 		if (index == order.length) {
-			action.run();
-			return;
+			return action.getAsLong();
 		}
 		synchronized (buckets[order[index]]) {
-			lockInOrder(buckets, order, index + 1, action);
+			return lockInOrder(buckets, order, index + 1, action);
 		}
 	}
 
@@ -144,8 +161,17 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		private BucketState state;
 
+		/** Latest time this bucket decided at. */
+		private long lastMicros = Long.MIN_VALUE;
+
 		Bucket(long idleNanos) {
 			this.idleNanos = Math.max(1, idleNanos);
+		}
+
+		/** The time to decide at: {@code now}, unless this bucket has already seen a later time. */
+		long advanceTo(long now) {
+			this.lastMicros = Math.max(this.lastMicros, now);
+			return this.lastMicros;
 		}
 
 		/** The state for the acquisition's algorithm; a changed algorithm starts afresh. */

@@ -1,0 +1,357 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.github.ratelimit.Algorithm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Decisions every {@link RateLimitStore} makes for the same inputs. A store test extends
+ * this class and builds its store on the given clock: the store decides at the clock's
+ * time, which only the tests move.
+ */
+public abstract class RateLimitStoreContractTest {
+
+	/** Start of a window: aligned to whole seconds and minutes. */
+	protected static final long T0 = MutableClock.DEFAULT_START_MICROS;
+
+	private static final long SECOND = 1_000_000;
+
+	private final MutableClock clock = new MutableClock(T0);
+
+	private RateLimitStore store;
+
+	/**
+	 * Creates the store under test, deciding at the time of {@code clock}.
+	 * @param clock the clock the store must read the time from
+	 * @return a new, empty store
+	 */
+	protected abstract RateLimitStore createStore(MutableClock clock);
+
+	@BeforeEach
+	void setUpStore() {
+		this.store = createStore(this.clock);
+	}
+
+	/**
+	 * The clock the store was created with.
+	 * @return the clock
+	 */
+	protected MutableClock clock() {
+		return this.clock;
+	}
+
+	/**
+	 * The store under test.
+	 * @return the store
+	 */
+	protected RateLimitStore store() {
+		return this.store;
+	}
+
+	@Test
+	void tokenBucketStartsFullAndRefillsOneTokenPerInterval() {
+		// 4 tokens, one every 500ms
+		RateLimit limit = new RateLimit("tb", Algorithm.TOKEN_BUCKET, 4, 2, Duration.ofSeconds(1));
+		expect(acquire(limit, 1), true, 3, 0, 500_000);
+		expect(acquire(limit, 2), true, 1, 0, 500_000);
+		expect(acquire(limit, 2), false, 1, 500_000, 500_000);
+		expect(acquire(limit, 1), true, 0, 0, 500_000);
+		expect(acquire(limit, 1), false, 0, 500_000, 500_000);
+		at(T0 + 499_999);
+		expect(acquire(limit, 1), false, 0, 1, 1);
+		at(T0 + 500_000);
+		expect(acquire(limit, 1), true, 0, 0, 500_000);
+		at(T0 + 1_250_000);
+		expect(acquire(limit, 1), true, 0, 0, 250_000);
+		expect(acquire(limit, 3), false, 0, 1_250_000, 250_000);
+		at(T0 + 60 * SECOND);
+		expect(acquire(limit, 4), true, 0, 0, 500_000);
+	}
+
+	@Test
+	void leakyBucketDelaysAdmittedRequestsToTheirDrainSlots() {
+		// a queue of 3 drained every 100ms
+		RateLimit limit = new RateLimit("lb", Algorithm.LEAKY_BUCKET, 3, 10, Duration.ofSeconds(1));
+		RateLimitResult first = acquireAll(new Acquisition(limit, "alice", 1));
+		assertThat(first.delayMicros()).isZero();
+		assertThat(acquireAll(new Acquisition(limit, "alice", 1)).delayMicros()).isEqualTo(100_000);
+		RateLimitResult third = acquireAll(new Acquisition(limit, "alice", 1));
+		assertThat(third.delayMicros()).isEqualTo(200_000);
+		expect(third.decisions().get(0), true, 0, 0, 100_000);
+		assertThat(third.decisions().get(0).delayMicros()).isEqualTo(200_000);
+		RateLimitDecision rejected = acquire(limit, 1);
+		expect(rejected, false, 0, 100_000, 100_000);
+		assertThat(rejected.delayMicros()).isZero();
+		at(T0 + 150_000);
+		RateLimitDecision later = acquire(limit, 1);
+		expect(later, true, 0, 0, 50_000);
+		assertThat(later.delayMicros()).isEqualTo(150_000);
+		at(T0 + 10 * SECOND);
+		assertThat(acquire(limit, 2).delayMicros()).isZero();
+	}
+
+	@Test
+	void fixedWindowCountsPerEpochAlignedWindow() {
+		RateLimit limit = RateLimit.of("fw", Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(1));
+		at(T0 + 400_000);
+		expect(acquire(limit, 2), true, 1, 0, 600_000);
+		expect(acquire(limit, 2), false, 1, 600_000, 600_000);
+		expect(acquire(limit, 1), true, 0, 0, 600_000);
+		at(T0 + 999_999);
+		expect(acquire(limit, 1), false, 0, 1, 1);
+		at(T0 + SECOND);
+		expect(acquire(limit, 3), true, 0, 0, SECOND);
+		at(T0 + 3 * SECOND + 250_000);
+		expect(acquire(limit, 1), true, 2, 0, 750_000);
+	}
+
+	@Test
+	void fixedWindowAdmitsABurstOnEitherSideOfABoundary() {
+		RateLimit limit = RateLimit.of("fw", Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(1));
+		at(T0 + SECOND - 1);
+		assertThat(acquire(limit, 3).allowed()).isTrue();
+		at(T0 + SECOND);
+		assertThat(acquire(limit, 3).allowed()).isTrue();
+	}
+
+	@Test
+	void slidingWindowLogCountsTheLastPeriodExactly() {
+		RateLimit limit = RateLimit.of("swl", Algorithm.SLIDING_WINDOW_LOG, 3, Duration.ofSeconds(1));
+		expect(acquire(limit, 1), true, 2, 0, SECOND);
+		at(T0 + 100_000);
+		expect(acquire(limit, 2), true, 0, 0, 900_000);
+		at(T0 + 200_000);
+		expect(acquire(limit, 1), false, 0, 800_000, 800_000);
+		expect(acquire(limit, 2), false, 0, 900_000, 800_000);
+		at(T0 + SECOND);
+		expect(acquire(limit, 1), true, 0, 0, 100_000);
+		at(T0 + SECOND + 99_999);
+		expect(acquire(limit, 1), false, 0, 1, 1);
+		at(T0 + SECOND + 100_000);
+		expect(acquire(limit, 2), true, 0, 0, 900_000);
+	}
+
+	@Test
+	void slidingWindowLogRejectsABurstOnEitherSideOfABoundary() {
+		RateLimit limit = RateLimit.of("swl", Algorithm.SLIDING_WINDOW_LOG, 3, Duration.ofSeconds(1));
+		at(T0 + SECOND - 1);
+		assertThat(acquire(limit, 3).allowed()).isTrue();
+		at(T0 + SECOND);
+		expect(acquire(limit, 3), false, 0, SECOND - 1, SECOND - 1);
+	}
+
+	@Test
+	void slidingWindowCounterWeighsThePreviousWindow() {
+		RateLimit limit = RateLimit.of("swc", Algorithm.SLIDING_WINDOW_COUNTER, 10, Duration.ofSeconds(1));
+		expect(acquire(limit, 10), true, 0, 0, 1_100_000);
+		at(T0 + 500_000);
+		expect(acquire(limit, 1), false, 0, 600_000, 600_000);
+		// half way through the next window the previous ten weigh five
+		at(T0 + 1_500_000);
+		expect(acquire(limit, 1), true, 4, 0, 100_000);
+		expect(acquire(limit, 5), false, 4, 100_000, 100_000);
+		expect(acquire(limit, 4), true, 0, 0, 100_000);
+		at(T0 + 1_599_999);
+		expect(acquire(limit, 1), false, 0, 1, 1);
+		at(T0 + 1_600_000);
+		expect(acquire(limit, 1), true, 0, 0, 100_000);
+		at(T0 + 5 * SECOND);
+		expect(acquire(limit, 1), true, 9, 0, 2 * SECOND);
+	}
+
+	@Test
+	void slidingWindowCounterRejectsABurstOnEitherSideOfABoundary() {
+		RateLimit limit = RateLimit.of("swc", Algorithm.SLIDING_WINDOW_COUNTER, 10, Duration.ofSeconds(1));
+		at(T0 + SECOND - 1);
+		assertThat(acquire(limit, 10).allowed()).isTrue();
+		at(T0 + SECOND);
+		expect(acquire(limit, 1), false, 0, 100_000, 100_000);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void decidesAtTheTimeOfTheClock(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("clock", algorithm, 2, Duration.ofSeconds(1));
+		at(T0 + 123_456);
+		assertThat(acquireAll(new Acquisition(limit, "alice", 1)).timestampMicros()).isEqualTo(T0 + 123_456);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void retriesAreAdmittedExactlyAtRetryAfter(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("retry", algorithm, 3, Duration.ofSeconds(1));
+		at(T0 + 250_000);
+		assertThat(acquire(limit, 2).allowed()).isTrue();
+		RateLimitDecision rejected = acquire(limit, 2);
+		assertThat(rejected.allowed()).isFalse();
+		at(T0 + 250_000 + rejected.retryAfterMicros() - 1);
+		assertThat(acquire(limit, 2).allowed()).isFalse();
+		at(T0 + 250_000 + rejected.retryAfterMicros());
+		assertThat(acquire(limit, 2).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void requestRejectedByOneLimitConsumesNothingFromTheOthers(Algorithm algorithm) {
+		RateLimit wide = RateLimit.of("wide", algorithm, 5, Duration.ofSeconds(1));
+		RateLimit narrow = RateLimit.of("narrow", algorithm, 1, Duration.ofSeconds(1));
+		RateLimitResult admitted = acquireAll(new Acquisition(wide, "alice", 1), new Acquisition(narrow, "alice", 1));
+		assertThat(admitted.allowed()).isTrue();
+		for (int i = 0; i < 3; i++) {
+			RateLimitResult rejected = acquireAll(new Acquisition(wide, "alice", 1),
+					new Acquisition(narrow, "alice", 1));
+			assertThat(rejected.allowed()).isFalse();
+			assertThat(rejected.rejections()).extracting(RateLimitDecision::limit).containsExactly(narrow);
+		}
+		// only the first request took from the wide limit
+		expect(acquire(wide, 4), true, 0, 0, resetOnceFiveOfFiveAreTaken(algorithm));
+		assertThat(acquire(wide, 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void requestAdmittedByEveryLimitConsumesFromEach(Algorithm algorithm) {
+		RateLimit perSecond = RateLimit.of("per-second", algorithm, 3, Duration.ofSeconds(1));
+		RateLimit perMinute = RateLimit.of("per-minute", algorithm, 10, Duration.ofMinutes(1));
+		RateLimitResult result = acquireAll(new Acquisition(perSecond, "alice", 2),
+				new Acquisition(perMinute, "alice", 3));
+		assertThat(result.allowed()).isTrue();
+		assertThat(result.decisions()).extracting(RateLimitDecision::limit).containsExactly(perSecond, perMinute);
+		assertThat(result.decisions()).extracting(RateLimitDecision::remaining).containsExactly(1L, 7L);
+		assertThat(acquire(perSecond, 2).allowed()).isFalse();
+		assertThat(acquire(perMinute, 8).allowed()).isFalse();
+		assertThat(acquire(perMinute, 7).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void refundRestoresEveryLimit(Algorithm algorithm) {
+		RateLimit first = RateLimit.of("first", algorithm, 3, Duration.ofSeconds(1));
+		RateLimit second = RateLimit.of("second", algorithm, 5, Duration.ofSeconds(1));
+		List<Acquisition> acquisitions = List.of(new Acquisition(first, "alice", 2),
+				new Acquisition(second, "alice", 4));
+		RateLimitResult result = this.store.tryAcquire(acquisitions);
+		assertThat(result.allowed()).isTrue();
+		at(T0 + 10);
+		this.store.refund(acquisitions, result.timestampMicros());
+		RateLimitDecision decision = acquire(first, 3);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.remaining()).isZero();
+		assertThat(acquire(second, 5).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void refundOfOneRequestLeavesTheOthers(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("refund", algorithm, 4, Duration.ofSeconds(1));
+		Acquisition one = new Acquisition(limit, "alice", 1);
+		acquireAll(one);
+		at(T0 + 5);
+		RateLimitResult second = acquireAll(one);
+		this.store.refund(List.of(one), second.timestampMicros());
+		RateLimitDecision decision = acquire(limit, 1);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.remaining()).isEqualTo(2);
+		assertThat(acquire(limit, 3).allowed()).isFalse();
+		assertThat(acquire(limit, 2).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void distinctIdentitiesHaveIndependentBuckets(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("orders", algorithm, 2, Duration.ofSeconds(1));
+		assertThat(acquireAll(new Acquisition(limit, "alice", 2)).allowed()).isTrue();
+		assertThat(acquireAll(new Acquisition(limit, "alice", 1)).allowed()).isFalse();
+		RateLimitResult bob = acquireAll(new Acquisition(limit, "bob", 1));
+		assertThat(bob.allowed()).isTrue();
+		assertThat(bob.decisions().get(0).remaining()).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void distinctLimitNamesHaveIndependentBuckets(Algorithm algorithm) {
+		RateLimit orders = RateLimit.of("orders", algorithm, 2, Duration.ofSeconds(1));
+		RateLimit search = RateLimit.of("search", algorithm, 2, Duration.ofSeconds(1));
+		assertThat(acquire(orders, 2).allowed()).isTrue();
+		assertThat(acquire(orders, 1).allowed()).isFalse();
+		RateLimitDecision decision = acquire(search, 1);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.remaining()).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void limitsOfOneNameShareABucketEachPayingItsCost(Algorithm algorithm) {
+		RateLimit policy = RateLimit.of("shared", algorithm, 5, Duration.ofSeconds(1));
+		assertThat(acquireAll(new Acquisition(policy, "alice", 1)).allowed()).isTrue();
+		assertThat(acquireAll(new Acquisition(policy, "alice", 3)).allowed()).isTrue();
+		RateLimitDecision decision = acquire(policy, 2);
+		assertThat(decision.allowed()).isFalse();
+		assertThat(decision.remaining()).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void rejectsTwoAcquisitionsOfOneBucketInOneCall(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("orders", algorithm, 5, Duration.ofSeconds(1));
+		RateLimit sameName = RateLimit.of("orders", algorithm, 9, Duration.ofMinutes(1));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.store.tryAcquire(List.of(new Acquisition(limit, "alice", 1),
+					new Acquisition(limit, "bob", 1), new Acquisition(sameName, "alice", 2))))
+			.withMessageContaining("alice")
+			.withMessageContaining("appears twice");
+		// and consumed nothing
+		assertThat(acquire(limit, 5).allowed()).isTrue();
+		assertThat(acquireAll(new Acquisition(limit, "bob", 5)).allowed()).isTrue();
+	}
+
+	@Test
+	void decidesAnEmptyRequestAsAllowed() {
+		RateLimitResult result = this.store.tryAcquire(List.of());
+		assertThat(result.allowed()).isTrue();
+		assertThat(result.decisions()).isEmpty();
+	}
+
+	/** Reset once a fresh limit of five per second has been taken whole at one instant. */
+	private static long resetOnceFiveOfFiveAreTaken(Algorithm algorithm) {
+		return switch (algorithm) {
+			// one of the five 200ms tokens comes back
+			case TOKEN_BUCKET, LEAKY_BUCKET -> 200_000;
+			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> SECOND;
+			// the requests decay through the next window at one per 200ms
+			case SLIDING_WINDOW_COUNTER -> SECOND + 200_000;
+		};
+	}
+
+	private RateLimitDecision acquire(RateLimit limit, long cost) {
+		return acquireAll(new Acquisition(limit, "alice", cost)).decisions().get(0);
+	}
+
+	private RateLimitResult acquireAll(Acquisition... acquisitions) {
+		RateLimitResult result = this.store.tryAcquire(List.of(acquisitions));
+		assertThat(result.decisions()).hasSize(acquisitions.length);
+		return result;
+	}
+
+	private void at(long micros) {
+		this.clock.set(micros);
+	}
+
+	private static void expect(RateLimitDecision decision, boolean allowed, long remaining, long retryAfterMicros,
+			long resetMicros) {
+		assertThat(decision.allowed()).as("allowed").isEqualTo(allowed);
+		assertThat(decision.remaining()).as("remaining").isEqualTo(remaining);
+		assertThat(decision.retryAfterMicros()).as("retry-after").isEqualTo(retryAfterMicros);
+		assertThat(decision.resetMicros()).as("reset").isEqualTo(resetMicros);
+	}
+
+}

@@ -1,0 +1,222 @@
+package io.github.ratelimit.memory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.MutableClock;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitDecision;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimitStoreContractTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class InMemoryRateLimitStoreTest extends RateLimitStoreContractTest {
+
+	private static final int THREADS = 8;
+
+	private static final int ATTEMPTS_PER_THREAD = 250;
+
+	@Override
+	protected RateLimitStore createStore(MutableClock clock) {
+		return new InMemoryRateLimitStore(clock, InMemoryRateLimitStore.DEFAULT_MAXIMUM_KEYS);
+	}
+
+	@Test
+	void rejectsANonPositiveKeyBound() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new InMemoryRateLimitStore(new MutableClock(), 0))
+			.withMessage("maximumKeys must be positive: 0");
+	}
+
+	@Test
+	void keepsNoMoreBucketsThanItsBound() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 50);
+		RateLimit limit = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1));
+		for (int i = 0; i < 2_000; i++) {
+			assertThat(acquire(store, limit, "client-" + i, 1).allowed()).isTrue();
+			assertThat(store.size()).isLessThanOrEqualTo(50);
+		}
+		assertThat(store.size()).isPositive();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keepsABucketWhileItsStateMatters(Algorithm algorithm) {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit limit = RateLimit.of("orders", algorithm, 5, Duration.ofSeconds(1));
+		acquire(store, limit, "alice", 5);
+		clock().advanceMicros(limit.idleTtlMicros() - 1);
+		assertThat(store.size()).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void forgetsABucketOnceItsStateNoLongerMatters(Algorithm algorithm) {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit limit = RateLimit.of("orders", algorithm, 5, Duration.ofSeconds(1));
+		acquire(store, limit, "alice", 5);
+		// well past the idle time, so that the cache's timer wheel has moved on too
+		clock().advance(Duration.ofMinutes(5));
+		assertThat(store.size()).isZero();
+		assertThat(acquire(store, limit, "alice", 5).allowed()).isTrue();
+	}
+
+	@Test
+	void startsAfreshWhenALimitChangesAlgorithm() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit tokens = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
+		RateLimit window = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(1));
+		assertThat(acquire(store, tokens, "alice", 2).allowed()).isTrue();
+		assertThat(acquire(store, window, "alice", 2).allowed()).isTrue();
+	}
+
+	@Test
+	void keepsCountsWhenARequestThatReadTheClockEarlierDecidesLast() {
+		// an earlier reading of the clock reaches the bucket after a later one has been
+		// decided, as when two threads race on one key across a window boundary
+		long windowEnd = T0 + 1_000_000;
+		RateLimit limit = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(1));
+		MutableClock clock = new MutableClock(windowEnd - 1);
+		AtomicBoolean armed = new AtomicBoolean();
+		InMemoryRateLimitStore[] store = new InMemoryRateLimitStore[1];
+		RateLimitClock racingClock = () -> {
+			long now = clock.nowMicros();
+			if (armed.compareAndSet(true, false)) {
+				// while the first request holds its reading, a second one is decided
+				clock.set(windowEnd);
+				assertThat(acquire(store[0], limit, "alice", 2).allowed()).isTrue();
+			}
+			return now;
+		};
+		store[0] = new InMemoryRateLimitStore(racingClock, 100);
+		armed.set(true);
+		RateLimitResult late = acquire(store[0], limit, "alice", 1);
+		assertThat(late.allowed()).isFalse();
+		assertThat(late.timestampMicros()).isEqualTo(windowEnd);
+		clock.set(windowEnd + 1);
+		assertThat(acquire(store[0], limit, "alice", 1).allowed())
+			.as("a third request in the window that admitted two").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void concurrentRequestsOnOneKeyNeverOverAdmit(Algorithm algorithm) throws Exception {
+		// the clock does not move, so exactly the capacity can be admitted
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(new MutableClock(), 1_000);
+		RateLimit limit = RateLimit.of("orders", algorithm, 1_000, Duration.ofMinutes(1));
+		List<Integer> admitted = race((thread) -> {
+			int count = 0;
+			for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+				if (acquire(store, limit, "alice", 1).allowed()) {
+					count++;
+				}
+			}
+			return count;
+		});
+		assertThat(admitted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1_000);
+		assertThat(acquire(store, limit, "alice", 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void concurrentMultiLimitRequestsNeverOverAdmitEitherLimit(Algorithm algorithm) throws Exception {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(new MutableClock(), 1_000);
+		// four users of 300 share a global 1000: the global limit runs out first
+		RateLimit global = RateLimit.of("global", algorithm, 1_000, Duration.ofMinutes(1));
+		RateLimit perUser = RateLimit.of("user", algorithm, 300, Duration.ofMinutes(1));
+		List<Integer> admitted = race((thread) -> {
+			String user = "user-" + (thread % 4);
+			Acquisition globalAcquisition = new Acquisition(global, "everyone", 1);
+			Acquisition userAcquisition = new Acquisition(perUser, user, 1);
+			// half the threads list the limits in the other order: locks must not deadlock
+			List<Acquisition> acquisitions = (thread % 2 == 0) ? List.of(globalAcquisition, userAcquisition)
+					: List.of(userAcquisition, globalAcquisition);
+			int count = 0;
+			for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+				RateLimitResult result = store.tryAcquire(acquisitions);
+				assertThat(result.decisions()).hasSize(2);
+				if (result.allowed()) {
+					count++;
+				}
+			}
+			return count;
+		});
+		assertThat(admitted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1_000);
+		int[] perUserAdmitted = new int[4];
+		for (int thread = 0; thread < THREADS; thread++) {
+			perUserAdmitted[thread % 4] += admitted.get(thread);
+		}
+		assertThat(IntStream.of(perUserAdmitted).max().getAsInt()).isLessThanOrEqualTo(300);
+		assertThat(acquire(store, global, "everyone", 1).allowed()).isFalse();
+		for (int user = 0; user < 4; user++) {
+			// a user limit lost exactly what the global one admitted for that user
+			assertThat(available(store, perUser, "user-" + user)).isEqualTo(300 - perUserAdmitted[user]);
+		}
+	}
+
+	private static RateLimitResult acquire(RateLimitStore store, RateLimit limit, String identity, long cost) {
+		return store.tryAcquire(List.of(new Acquisition(limit, identity, cost)));
+	}
+
+	/** Units a request could take now, as a cost-1 request sees them (and takes one). */
+	private static long available(RateLimitStore store, RateLimit limit, String identity) {
+		RateLimitDecision probe = acquire(store, limit, identity, 1).decisions().get(0);
+		return probe.allowed() ? probe.remaining() + 1 : probe.remaining();
+	}
+
+	/** Runs {@code task} on {@link #THREADS} threads released together; returns their results in order. */
+	private static <T> List<T> race(ThreadTask<T> task) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+		try {
+			CountDownLatch ready = new CountDownLatch(THREADS);
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<T>> futures = new ArrayList<>();
+			for (int thread = 0; thread < THREADS; thread++) {
+				int index = thread;
+				Callable<T> callable = () -> {
+					ready.countDown();
+					start.await();
+					return task.run(index);
+				};
+				futures.add(executor.submit(callable));
+			}
+			assertThat(ready.await(30, TimeUnit.SECONDS)).as("threads ready").isTrue();
+			start.countDown();
+			List<T> results = new ArrayList<>();
+			for (Future<T> future : futures) {
+				results.add(future.get(30, TimeUnit.SECONDS));
+			}
+			return results;
+		}
+		finally {
+			executor.shutdownNow();
+			assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).as("threads finished").isTrue();
+		}
+	}
+
+	@FunctionalInterface
+	private interface ThreadTask<T> {
+
+		T run(int thread) throws Exception;
+
+	}
+
+}
