@@ -3,32 +3,24 @@ package io.github.ratelimit.autoconfigure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-
-import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LimitSettings;
 import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.IpRange;
-import io.github.ratelimit.web.RouteLimit;
 
 /**
  * Turns {@link RateLimitProperties} into validated objects. Every problem is reported as
  * a {@link RateLimitConfigurationException} naming the property and the fix, so that a
- * broken configuration fails at startup.
+ * broken configuration fails at startup. Routes are mapped by
+ * {@link RateLimitRoutesMapper}, which needs spring-web: nothing here may reference it,
+ * since this class runs in applications without it.
  */
 final class RateLimitPropertiesMapper {
-
-	private static final Set<String> HTTP_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
-			"TRACE");
 
 	private RateLimitPropertiesMapper() {
 	}
@@ -104,55 +96,7 @@ final class RateLimitPropertiesMapper {
 		return new ClientIpResolver(trusted, prefix);
 	}
 
-	static List<RouteLimit> routes(RateLimitProperties properties, LimitResolver resolver) {
-		List<RouteLimit> routes = new ArrayList<>();
-		List<RateLimitProperties.Route> configured = properties.getRoutes();
-		for (int i = 0; i < configured.size(); i++) {
-			RateLimitProperties.Route route = configured.get(i);
-			String origin = "ratelimit.routes[" + i + "]";
-			PathPattern pattern = pattern(route.getPath(), origin);
-			List<String> methods = new ArrayList<>();
-			for (String method : route.getMethods()) {
-				String upper = method.trim().toUpperCase(Locale.ROOT);
-				if (!HTTP_METHODS.contains(upper)) {
-					throw new RateLimitConfigurationException(origin + ".methods",
-							"'" + method + "' is not an HTTP method", "Use methods such as GET, POST, PUT or DELETE");
-				}
-				methods.add(upper);
-			}
-			String name = route.getPolicy();
-			if (name != null && name.isBlank()) {
-				name = null;
-			}
-			if (name != null && !resolver.hasPolicy(name) && route.getCapacity() == null) {
-				throw new RateLimitConfigurationException(origin + ".policy",
-						"no policy '" + name + "' is configured and the route sets no capacity",
-						"Define ratelimit.policies." + name + " or set a capacity on the route");
-			}
-			if (name == null) {
-				name = (methods.isEmpty() ? "" : String.join(",", methods) + " ") + pattern.getPatternString();
-			}
-			routes.add(new RouteLimit(pattern, Set.copyOf(methods), resolver.resolveRoute(name, settings(route), origin)));
-		}
-		return routes;
-	}
-
-	private static PathPattern pattern(String path, String origin) {
-		if (path == null || path.isBlank()) {
-			throw new RateLimitConfigurationException(origin + ".path", "a route needs a path pattern",
-					"Set a pattern such as /api/reports/**");
-		}
-		try {
-			return PathPatternParser.defaultInstance.parse(path);
-		}
-		catch (PatternParseException ex) {
-			throw new RateLimitConfigurationException(origin + ".path",
-					"'" + path + "' is not a valid path pattern: " + ex.getMessage(),
-					"Use a Spring path pattern such as /api/orders/{id} or /api/reports/**");
-		}
-	}
-
-	private static LimitSettings settings(RateLimitProperties.Policy policy) {
+	static LimitSettings settings(RateLimitProperties.Policy policy) {
 		return new LimitSettings(policy.getAlgorithm(), policy.getCapacity(), policy.getRefillTokens(),
 				policy.getPeriod(), policy.getCost(), policy.getKey(), null);
 	}

@@ -66,7 +66,7 @@ class RateLimitServletConfiguration {
 	WebRateLimiter webRateLimiter(RateLimiter rateLimiter, RequestIdentityResolver requestIdentityResolver,
 			RateLimitResponseWriter rateLimitResponseWriter, RateLimitProperties properties,
 			LimitResolver rateLimitResolver) {
-		List<RouteLimit> routes = RateLimitPropertiesMapper.routes(properties, rateLimitResolver);
+		List<RouteLimit> routes = RateLimitRoutesMapper.routes(properties, rateLimitResolver);
 		return new WebRateLimiter(rateLimiter, requestIdentityResolver, rateLimitResponseWriter, routes);
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
@@ -20,6 +21,8 @@ public final class LimitResolver {
 
 	/** Prefix of the policy properties, used in error messages. */
 	public static final String POLICIES_PREFIX = "ratelimit.policies";
+
+	private static final Pattern PLAIN_POLICY_NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
 	private final Map<String, LimitSettings> policies;
 
@@ -44,6 +47,18 @@ public final class LimitResolver {
 	 */
 	public boolean hasPolicy(String name) {
 		return this.policies.containsKey(name);
+	}
+
+	/**
+	 * The property of a policy, as it must be written to bind: a name that is not a plain
+	 * lowercase name (a route such as {@code GET /orders/{id}}, or {@code Class.method})
+	 * needs brackets, since Spring Boot reads dots as nesting and drops other characters.
+	 * @param name the policy name
+	 * @return {@code ratelimit.policies.<name>} or {@code ratelimit.policies[<name>]}
+	 */
+	public static String policyProperty(String name) {
+		return PLAIN_POLICY_NAME.matcher(name).matches() ? POLICIES_PREFIX + "." + name
+				: POLICIES_PREFIX + "[" + name + "]";
 	}
 
 	/**
@@ -78,7 +93,7 @@ public final class LimitResolver {
 	 * @throws RateLimitConfigurationException when the policy is invalid
 	 */
 	public void validatePolicy(String name) {
-		resolve(name, LimitSettings.EMPTY, POLICIES_PREFIX + "." + name, false, false);
+		resolve(name, LimitSettings.EMPTY, policyProperty(name), false, false);
 	}
 
 	private LimitDefinition resolve(String name, LimitSettings inline, String origin, boolean inlineWins,
@@ -93,7 +108,7 @@ public final class LimitResolver {
 					? "limit '" + name + "' has no capacity and no policy '" + name + "' is configured"
 					: "limit '" + name + "' has no capacity";
 			throw new RateLimitConfigurationException(origin, reason,
-					"Set a positive capacity there, or configure " + POLICIES_PREFIX + "." + name + ".capacity");
+					"Set a positive capacity there, or configure " + policyProperty(name) + ".capacity");
 		}
 		long capacity = merged.capacity();
 		if (capacity <= 0) {
@@ -134,7 +149,7 @@ public final class LimitResolver {
 			throw new RateLimitConfigurationException(origin,
 					"limit '" + name + "' is also defined at " + previous.origin + " with different settings ("
 							+ describe(previous.limit) + " there, " + describe(limit) + " here)",
-					"Give the limits different names, or move the settings to " + POLICIES_PREFIX + "." + name);
+					"Give the limits different names, or move the settings to " + policyProperty(name));
 		}
 		return definition;
 	}
@@ -159,7 +174,7 @@ public final class LimitResolver {
 			boolean fromPolicy = this.policy != null && value.apply(this.policy) != null
 					&& !(this.inlineWins && value.apply(this.settings) != null);
 			if (fromPolicy) {
-				return POLICIES_PREFIX + "." + this.name + "." + property;
+				return policyProperty(this.name) + "." + property;
 			}
 			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property
 					: this.inline + " (" + property + ")";

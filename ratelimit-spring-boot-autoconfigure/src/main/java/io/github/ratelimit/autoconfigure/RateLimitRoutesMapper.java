@@ -1,0 +1,80 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.LimitSettings;
+import io.github.ratelimit.web.RouteLimit;
+
+/**
+ * Turns {@code ratelimit.routes} into validated {@link RouteLimit route limits}. Kept apart
+ * from {@link RateLimitPropertiesMapper} because path patterns come from spring-web, which
+ * applications without a servlet web server do not have: only the servlet configuration
+ * may load this class.
+ */
+final class RateLimitRoutesMapper {
+
+	private static final Set<String> HTTP_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+			"TRACE");
+
+	private RateLimitRoutesMapper() {
+	}
+
+	static List<RouteLimit> routes(RateLimitProperties properties, LimitResolver resolver) {
+		List<RouteLimit> routes = new ArrayList<>();
+		List<RateLimitProperties.Route> configured = properties.getRoutes();
+		for (int i = 0; i < configured.size(); i++) {
+			RateLimitProperties.Route route = configured.get(i);
+			String origin = "ratelimit.routes[" + i + "]";
+			PathPattern pattern = pattern(route.getPath(), origin);
+			List<String> methods = new ArrayList<>();
+			for (String method : route.getMethods()) {
+				String upper = method.trim().toUpperCase(Locale.ROOT);
+				if (!HTTP_METHODS.contains(upper)) {
+					throw new RateLimitConfigurationException(origin + ".methods",
+							"'" + method + "' is not an HTTP method", "Use methods such as GET, POST, PUT or DELETE");
+				}
+				methods.add(upper);
+			}
+			String name = route.getPolicy();
+			if (name != null && name.isBlank()) {
+				name = null;
+			}
+			if (name != null && !resolver.hasPolicy(name) && route.getCapacity() == null) {
+				throw new RateLimitConfigurationException(origin + ".policy",
+						"no policy '" + name + "' is configured and the route sets no capacity",
+						"Define " + LimitResolver.policyProperty(name) + " or set a capacity on the route");
+			}
+			if (name == null) {
+				name = (methods.isEmpty() ? "" : String.join(",", methods) + " ") + pattern.getPatternString();
+			}
+			LimitSettings settings = RateLimitPropertiesMapper.settings(route);
+			routes.add(new RouteLimit(pattern, Set.copyOf(methods), resolver.resolveRoute(name, settings, origin)));
+		}
+		return routes;
+	}
+
+	private static PathPattern pattern(String path, String origin) {
+		if (path == null || path.isBlank()) {
+			throw new RateLimitConfigurationException(origin + ".path", "a route needs a path pattern",
+					"Set a pattern such as /api/reports/**");
+		}
+		try {
+			return PathPatternParser.defaultInstance.parse(path);
+		}
+		catch (PatternParseException ex) {
+			throw new RateLimitConfigurationException(origin + ".path",
+					"'" + path + "' is not a valid path pattern: " + ex.getMessage(),
+					"Use a Spring path pattern such as /api/orders/{id} or /api/reports/**");
+		}
+	}
+
+}

@@ -1,0 +1,358 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.aop.RateLimitedAdvisor;
+import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Identities;
+import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.IpRange;
+import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.web.RateLimitResponseWriter;
+import io.github.ratelimit.web.RequestIdentityResolver;
+import io.github.ratelimit.web.WebRateLimiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class RateLimitAutoConfigurationTests {
+
+	/** A fixed instant, so that no bucket refills between calls. */
+	private static final long NOW_MICROS = 1_700_000_000_000_000L;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	private final WebApplicationContextRunner webContextRunner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	@Test
+	void backsOffWhenDisabled() {
+		this.webContextRunner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(RateLimiter.class);
+			assertThat(context).doesNotHaveBean(RateLimitStore.class);
+			assertThat(context).doesNotHaveBean(RateLimitedAdvisor.class);
+			assertThat(context).doesNotHaveBean(RateLimitedMethodInterceptor.class);
+			assertThat(context).doesNotHaveBean(RateLimitProperties.class);
+			assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+			assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+			assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
+		});
+	}
+
+	@Test
+	void backsOffWhenDisabledEvenIfTheRestOfTheConfigurationIsInvalid() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.enabled=false", "ratelimit.policies.x.capacity=0",
+					"ratelimit.store=redis")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimiter.class));
+	}
+
+	@Test
+	void configuresInMemoryStoreByDefault() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(InMemoryRateLimitStore.class);
+			assertThat(context.getBean(RateLimiter.class).getStore()).isSameAs(context.getBean(RateLimitStore.class));
+		});
+	}
+
+	@Test
+	void userStoreReplacesInMemoryStore() {
+		this.contextRunner.withUserConfiguration(UserStoreConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context).doesNotHaveBean(InMemoryRateLimitStore.class);
+			assertThat(context.getBean(RateLimiter.class).getStore())
+				.isSameAs(context.getBean(UserStoreConfiguration.class).store);
+		});
+	}
+
+	@Test
+	void userClockDecidesTheInMemoryStore() {
+		this.contextRunner.withUserConfiguration(FixedClockConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitClock.class);
+			RateLimit limit = RateLimit.of("clocked", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1));
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			RateLimitResult first = limiter.acquire(List.of(new Acquisition(limit, Identities.GLOBAL, 1)));
+			RateLimitResult second = limiter.acquire(List.of(new Acquisition(limit, Identities.GLOBAL, 1)));
+			assertThat(first.timestampMicros()).isEqualTo(NOW_MICROS);
+			assertThat(first.allowed()).isTrue();
+			assertThat(second.allowed()).isFalse();
+			// time stands still, so the whole refill interval is still ahead
+			assertThat(second.decisions().get(0).retryAfterMicros()).isEqualTo(1_000_000);
+		});
+	}
+
+	@Test
+	void userClientIpResolverResolvesRequestIdentities() {
+		this.webContextRunner.withUserConfiguration(UserClientIpResolverConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(ClientIpResolver.class);
+			assertThat(context.getBean(ClientIpResolver.class))
+				.isSameAs(context.getBean(UserClientIpResolverConfiguration.class).resolver);
+			MockHttpServletRequest request = new MockHttpServletRequest();
+			request.setRemoteAddr("10.1.2.3");
+			request.addHeader("X-Forwarded-For", "203.0.113.7");
+			String identity = context.getBean(RequestIdentityResolver.class).resolve(List.of(KeySource.IP), request);
+			// the default resolver trusts no proxy and would answer 10.1.2.3
+			assertThat(identity).isEqualTo(Identities.ip("203.0.113.7"));
+		});
+	}
+
+	@Test
+	void userResponseWriterWritesTheHeaders() {
+		this.webContextRunner.withUserConfiguration(UserResponseWriterConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitResponseWriter.class);
+			RateLimit limit = RateLimit.of("written", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(1));
+			MockHttpServletRequest request = new MockHttpServletRequest();
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			boolean allowed = context.getBean(WebRateLimiter.class)
+				.decide(List.of(new Acquisition(limit, Identities.GLOBAL, 1)), request, response);
+			assertThat(allowed).isTrue();
+			assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("5");
+			assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("4");
+			assertThat(response.getHeader("RateLimit-Policy")).isNull();
+		});
+	}
+
+	@Test
+	void userLimitResolverReplacesTheDefault() {
+		LimitResolver resolver = new LimitResolver(Map.of(), List.of(KeySource.GLOBAL));
+		this.contextRunner.withBean(LimitResolver.class, () -> resolver)
+			.run((context) -> assertThat(context.getBean(LimitResolver.class)).isSameAs(resolver));
+	}
+
+	@Test
+	void registersFilterInServletWebApplication() {
+		this.webContextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(WebRateLimiter.class);
+			assertThat(context).hasBean(RateLimitServletConfiguration.FILTER_NAME);
+			FilterRegistrationBean<?> registration = context.getBean(RateLimitServletConfiguration.FILTER_NAME,
+					FilterRegistrationBean.class);
+			assertThat(registration.getFilterName()).isEqualTo("rateLimitFilter");
+			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER);
+			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
+		});
+	}
+
+	@Test
+	void appliesConfiguredFilterOrder() {
+		this.webContextRunner.withPropertyValues("ratelimit.filter-order=42")
+			.run((context) -> assertThat(
+					context.getBean(RateLimitServletConfiguration.FILTER_NAME, FilterRegistrationBean.class).getOrder())
+				.isEqualTo(42));
+	}
+
+	@Test
+	void configuresOnlyCoreBeansOutsideWebApplications() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimitProperties.class);
+			assertThat(context).hasSingleBean(LimitResolver.class);
+			assertThat(context).hasSingleBean(RateLimitClock.class);
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+			assertThat(context).hasSingleBean(RateLimitedMethodInterceptor.class);
+			assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
+			assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+			assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+			assertThat(context).doesNotHaveBean(RequestIdentityResolver.class);
+		});
+	}
+
+	@Test
+	void startsWithoutSpringWebMvc() {
+		this.webContextRunner.withClassLoader(new FilteredClassLoader("org.springframework.web.servlet"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(RateLimiter.class);
+				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+				assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
+				assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+			});
+	}
+
+	@Test
+	void nonWebApplicationStartsWithoutSpringWebMvc() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.web.servlet"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(RateLimiter.class);
+				assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+			});
+	}
+
+	@Test
+	void policyPropertiesOverrideTheAnnotation() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+			.withUserConfiguration(FixedClockConfiguration.class, SearchServiceConfiguration.class)
+			.withPropertyValues("ratelimit.policies.search.capacity=7")
+			.run((context) -> {
+				SearchService service = context.getBean(SearchService.class);
+				assertThat(AopUtils.isAopProxy(service)).isTrue();
+				for (int i = 0; i < 7; i++) {
+					assertThat(service.search("q" + i)).isEqualTo("found q" + i);
+				}
+				assertThat(service.calls()).isEqualTo(7);
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.search("q8"))
+					.satisfies((rejection) -> {
+						assertThat(rejection.getRetryAfter()).isPositive();
+						assertThat(rejection.getViolatedLimits()).containsExactly("search");
+						assertThat(rejection.getDecisions()).singleElement()
+							.satisfies((decision) -> assertThat(decision.limit().capacity()).isEqualTo(7));
+					});
+				assertThat(service.calls()).as("the rejected call does not reach the bean").isEqualTo(7);
+			});
+	}
+
+	@Test
+	void annotationCapacityAppliesWithoutPolicy() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+			.withUserConfiguration(FixedClockConfiguration.class, SearchServiceConfiguration.class)
+			.run((context) -> {
+				SearchService service = context.getBean(SearchService.class);
+				for (int i = 0; i < 100; i++) {
+					service.search("q");
+				}
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.search("q"));
+			});
+	}
+
+	@Test
+	void retunesUnnamedLimitThroughTheAdvisedPolicyProperty() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+			.withUserConfiguration(FixedClockConfiguration.class)
+			.withBean(UnnamedService.class)
+			.withPropertyValues("ratelimit.policies[UnnamedService.call].capacity=3")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				UnnamedService service = context.getBean(UnnamedService.class);
+				service.call();
+				service.call();
+				service.call();
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(service::call)
+					.satisfies((rejection) -> assertThat(rejection.getViolatedLimits())
+						.containsExactly("UnnamedService.call"));
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FixedClockConfiguration {
+
+		@Bean
+		RateLimitClock fixedClock() {
+			return () -> NOW_MICROS;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserStoreConfiguration {
+
+		final RateLimitStore store = new RateLimitStore() {
+
+			@Override
+			public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+			}
+
+		};
+
+		@Bean
+		RateLimitStore userStore() {
+			return this.store;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserClientIpResolverConfiguration {
+
+		final ClientIpResolver resolver = new ClientIpResolver(List.of(IpRange.parse("10.0.0.0/8")), 64);
+
+		@Bean
+		ClientIpResolver userClientIpResolver() {
+			return this.resolver;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserResponseWriterConfiguration {
+
+		@Bean
+		RateLimitResponseWriter userResponseWriter() {
+			return new RateLimitResponseWriter(HeaderStyle.X_RATELIMIT);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SearchServiceConfiguration {
+
+		@Bean
+		SearchService searchService() {
+			return new SearchService();
+		}
+
+	}
+
+	static class UnnamedService {
+
+		@RateLimited
+		public void call() {
+		}
+
+	}
+
+	static class SearchService {
+
+		private int calls;
+
+		int calls() {
+			return this.calls;
+		}
+
+		@RateLimited(name = "search", capacity = 100, period = "1m")
+		public String search(String query) {
+			this.calls++;
+			return "found " + query;
+		}
+
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.autoconfigure.RateLimitProperties.Policy;
+import io.github.ratelimit.autoconfigure.RateLimitProperties.StoreType;
+import io.github.ratelimit.web.HeaderStyle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitPropertiesTests {
+
+	@Test
+	void defaultsMatchTheDocumentedConfiguration() {
+		RateLimitProperties properties = new RateLimitProperties();
+		assertThat(properties.isEnabled()).isTrue();
+		assertThat(properties.getStore()).isEqualTo(StoreType.AUTO);
+		assertThat(properties.getDefaultKey()).containsExactly(KeySource.PRINCIPAL, KeySource.TENANT, KeySource.IP);
+		assertThat(properties.getFailMode()).isEqualTo(FailMode.OPEN);
+		assertThat(properties.getFallbackFactor()).isEqualTo(0.5);
+		assertThat(properties.getHeaders()).isEqualTo(HeaderStyle.IETF);
+		assertThat(properties.getFilterOrder()).isEqualTo(-110);
+		assertThat(properties.getTenant().getHeader()).isEqualTo("X-Tenant-Id");
+		assertThat(properties.getTenant().getPattern()).isEqualTo("[A-Za-z0-9._:-]{1,64}");
+		assertThat(properties.getClientIp().getTrustedProxies()).isEmpty();
+		assertThat(properties.getClientIp().getIpv6PrefixLength()).isEqualTo(64);
+		assertThat(properties.getMemory().getMaximumKeys()).isEqualTo(100_000);
+		assertThat(properties.getPolicies()).isEmpty();
+		assertThat(properties.getRoutes()).isEmpty();
+	}
+
+	@Test
+	void defaultsLeaveEveryPolicySettingUnsetSoTheAnnotationDecides() {
+		Policy policy = new Policy();
+		assertThat(policy.getAlgorithm()).isNull();
+		assertThat(policy.getCapacity()).isNull();
+		assertThat(policy.getRefillTokens()).isNull();
+		assertThat(policy.getPeriod()).isNull();
+		assertThat(policy.getCost()).isNull();
+		assertThat(policy.getKey()).isEmpty();
+	}
+
+	@Test
+	void bindsHeaderStylesInTheirDocumentedSpelling() {
+		assertThat(bind(Map.of("ratelimit.headers", "draft-06")).getHeaders()).isEqualTo(HeaderStyle.DRAFT_06);
+		assertThat(bind(Map.of("ratelimit.headers", "x-ratelimit")).getHeaders()).isEqualTo(HeaderStyle.X_RATELIMIT);
+		assertThat(bind(Map.of("ratelimit.headers", "none")).getHeaders()).isEqualTo(HeaderStyle.NONE);
+		assertThat(bind(Map.of("ratelimit.headers", "ietf")).getHeaders()).isEqualTo(HeaderStyle.IETF);
+	}
+
+	@Test
+	void bindsPolicyWithRelaxedNames() {
+		RateLimitProperties properties = bind(Map.of("ratelimit.policies.search.algorithm", "sliding-window-counter",
+				"ratelimit.policies.search.capacity", "1000", "ratelimit.policies.search.period", "1m",
+				"ratelimit.policies.search.key[0]", "principal", "ratelimit.policies.search.key[1]", "ip",
+				"ratelimit.policies.search.refill-tokens", "10"));
+		Policy search = properties.getPolicies().get("search");
+		assertThat(search.getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
+		assertThat(search.getCapacity()).isEqualTo(1000);
+		assertThat(search.getPeriod()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(search.getKey()).containsExactly(KeySource.PRINCIPAL, KeySource.IP);
+		assertThat(search.getRefillTokens()).isEqualTo(10);
+		assertThat(search.getCost()).isNull();
+	}
+
+	@Test
+	void bindsCommaSeparatedKeyLists() {
+		RateLimitProperties properties = bind(Map.of("ratelimit.policies.search.key", "principal, ip",
+				"ratelimit.default-key", "tenant,global"));
+		assertThat(properties.getPolicies().get("search").getKey()).containsExactly(KeySource.PRINCIPAL, KeySource.IP);
+		assertThat(properties.getDefaultKey()).containsExactly(KeySource.TENANT, KeySource.GLOBAL);
+	}
+
+	@Test
+	void bindsRoutesAndNestedGroups() {
+		RateLimitProperties properties = bind(Map.of("ratelimit.routes[0].path", "/api/reports/**",
+				"ratelimit.routes[0].methods", "post", "ratelimit.routes[0].policy", "search",
+				"ratelimit.routes[0].cost", "50", "ratelimit.fail-mode", "closed", "ratelimit.store", "memory",
+				"ratelimit.client-ip.trusted-proxies", "10.0.0.0/8,192.168.0.0/16",
+				"ratelimit.client-ip.ipv6-prefix-length", "56", "ratelimit.memory.maximum-keys", "5000",
+				"ratelimit.tenant.header", "X-Org"));
+		RateLimitProperties.Route route = properties.getRoutes().get(0);
+		assertThat(route.getPath()).isEqualTo("/api/reports/**");
+		assertThat(route.getMethods()).containsExactly("post");
+		assertThat(route.getPolicy()).isEqualTo("search");
+		assertThat(route.getCost()).isEqualTo(50);
+		assertThat(properties.getFailMode()).isEqualTo(FailMode.CLOSED);
+		assertThat(properties.getStore()).isEqualTo(StoreType.MEMORY);
+		assertThat(properties.getClientIp().getTrustedProxies()).containsExactly("10.0.0.0/8", "192.168.0.0/16");
+		assertThat(properties.getClientIp().getIpv6PrefixLength()).isEqualTo(56);
+		assertThat(properties.getMemory().getMaximumKeys()).isEqualTo(5000);
+		assertThat(properties.getTenant().getHeader()).isEqualTo("X-Org");
+	}
+
+	private static RateLimitProperties bind(Map<String, String> values) {
+		Binder binder = new Binder(new MapConfigurationPropertySource(values));
+		return binder.bindOrCreate("ratelimit", RateLimitProperties.class);
+	}
+
+}

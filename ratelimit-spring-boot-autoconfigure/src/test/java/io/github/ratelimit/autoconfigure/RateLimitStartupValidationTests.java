@@ -1,0 +1,448 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.Objects;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.RateLimited;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every broken configuration fails the startup with a message naming where the bad value
+ * is and how to fix it.
+ */
+class RateLimitStartupValidationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	private final ApplicationContextRunner aopContextRunner = this.contextRunner
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class));
+
+	private final WebApplicationContextRunner webContextRunner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	private final WebApplicationContextRunner mvcContextRunner = this.webContextRunner
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, WebMvcAutoConfiguration.class,
+				DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class));
+
+	@Test
+	void startsWithValidConfiguration() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.policies.search.capacity=10", "ratelimit.policies.search.period=1m",
+					"ratelimit.routes[0].path=/api/search/**", "ratelimit.routes[0].methods=get,post",
+					"ratelimit.routes[0].policy=search", "ratelimit.routes[1].path=/api/{id}",
+					"ratelimit.routes[1].capacity=5", "ratelimit.client-ip.trusted-proxies=10.0.0.0/8,fd00::/8")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void failsWhenPolicyCapacityIsZero() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=0")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.x.capacity",
+					"capacity must be positive: 0", "Set a capacity of at least 1"));
+	}
+
+	@Test
+	void failsWhenPolicyCostExceedsCapacity() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=2", "ratelimit.policies.x.cost=3")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.x.cost",
+					"cost 3 can never be admitted by capacity 2", "Use a cost between 1 and the capacity"));
+	}
+
+	@Test
+	void failsWhenPolicyPeriodIsNegative() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=5", "ratelimit.policies.x.period=-5s")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.x.period", "PT-5S",
+					"Use a positive duration"));
+	}
+
+	@Test
+	void failsWhenPolicyPeriodIsNotADuration() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=5", "ratelimit.policies.x.period=abc")
+			.run((context) -> assertBindFailure(context, "ratelimit.policies.x.period"));
+	}
+
+	@Test
+	void failsWhenAlgorithmIsUnknown() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=5", "ratelimit.policies.x.algorithm=bogus")
+			.run((context) -> {
+				FailureAnalysis analysis = assertBindFailure(context, "ratelimit.policies.x.algorithm");
+				assertThat(analysis.getAction()).contains("TOKEN_BUCKET", "SLIDING_WINDOW_COUNTER");
+			});
+	}
+
+	@Test
+	void failsWhenRouteNamesMissingPolicyWithoutCapacity() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/reports/**", "ratelimit.routes[0].policy=missing")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].policy",
+					"no policy 'missing' is configured", "ratelimit.policies.missing"));
+	}
+
+	@Test
+	void failsWhenRouteHasNeitherPolicyNorCapacity() {
+		this.webContextRunner.withPropertyValues("ratelimit.routes[0].path=/api/reports/**")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0]", "has no capacity",
+					"Set a positive capacity"));
+	}
+
+	@Test
+	void failsWhenRouteCostExceedsItsCapacity() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/reports/**", "ratelimit.routes[0].capacity=2",
+					"ratelimit.routes[0].cost=3")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].cost",
+					"cost 3 can never be admitted by capacity 2", "Use a cost between 1 and the capacity"));
+	}
+
+	@Test
+	void failsWhenTrustedProxyIsNotACidr() {
+		this.contextRunner.withPropertyValues("ratelimit.client-ip.trusted-proxies[0]=10.0.0.0/33")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.client-ip.trusted-proxies[0]",
+					"10.0.0.0/33", "Use an address or CIDR"));
+	}
+
+	@Test
+	void failsWhenRoutePathIsNotAPattern() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/{id", "ratelimit.routes[0].capacity=5")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].path",
+					"'/api/{id' is not a valid path pattern", "Use a Spring path pattern"));
+	}
+
+	@Test
+	void failsWhenRouteMethodIsNotAnHttpMethod() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=5",
+					"ratelimit.routes[0].methods=GET,FETCH")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].methods",
+					"'FETCH' is not an HTTP method", "Use methods such as GET"));
+	}
+
+	@Test
+	void failsWhenTenantPatternIsNotARegularExpression() {
+		this.contextRunner.withPropertyValues("ratelimit.tenant.pattern=[a-z")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.tenant.pattern",
+					"'[a-z' is not a valid regular expression", "Use a bounded pattern"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "1.5", "-0.5" })
+	void failsWhenFallbackFactorIsNotAShare(String factor) {
+		this.contextRunner.withPropertyValues("ratelimit.fallback-factor=" + factor)
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.fallback-factor",
+					"must be greater than 0 and at most 1", "Use a share such as 0.5"));
+	}
+
+	@Test
+	void failsWhenIpv6PrefixLengthIsZero() {
+		this.contextRunner.withPropertyValues("ratelimit.client-ip.ipv6-prefix-length=0")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.client-ip.ipv6-prefix-length",
+					"must be between 1 and 128: 0", "Use 64"));
+	}
+
+	@Test
+	void failsWhenRedisStoreIsRequested() {
+		this.contextRunner.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.store",
+					"the Redis store is not available", "ratelimit.store=memory"));
+	}
+
+	@Test
+	void failsWhenAnnotationNamesMissingPolicyWithoutCapacity() {
+		this.aopContextRunner.withBean(MissingPolicyService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + MissingPolicyService.class.getName() + ".call()",
+					"limit 'missing' has no capacity and no policy 'missing' is configured",
+					"ratelimit.policies.missing.capacity"));
+	}
+
+	@Test
+	void failsWhenUnnamedLimitHasNoCapacityAndAdvisesAPropertyThatBinds() {
+		// the fix it advises is applied in RateLimitAutoConfigurationTests
+		this.aopContextRunner.withBean(UnnamedService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + UnnamedService.class.getName() + ".call()",
+					"limit 'UnnamedService.call' has no capacity",
+					"configure ratelimit.policies[UnnamedService.call].capacity"));
+	}
+
+	@Test
+	void namesPolicyWithBracketsWhenItsNameIsNotAPlainProperty() {
+		this.contextRunner.withPropertyValues("ratelimit.policies[GET /x].capacity=0")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies[GET /x].capacity",
+					"capacity must be positive: 0", "Set a capacity of at least 1"));
+	}
+
+	@Test
+	void failsWhenAnnotationPeriodIsNotADuration() {
+		this.aopContextRunner.withBean(UnparseablePeriodService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + UnparseablePeriodService.class.getName() + ".call() (period)",
+					"'soon' is not a duration", "Use a duration such as"));
+	}
+
+	@Test
+	void failsWhenAnnotationKeyExpressionIsInvalid() {
+		this.aopContextRunner.withBean(InvalidKeyExpressionService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + InvalidKeyExpressionService.class.getName() + ".call(String) (keyExpression)",
+					"'#a +' is not a valid SpEL expression", "Use an expression over the method arguments"));
+	}
+
+	@Test
+	void failsWhenAnnotationCostExceedsCapacity() {
+		this.aopContextRunner.withBean(CostAboveCapacityService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + CostAboveCapacityService.class.getName() + ".call() (cost)",
+					"cost 3 can never be admitted by capacity 2", "Use a cost between 1 and the capacity"));
+	}
+
+	@Test
+	void failsWithoutAopWhenAnnotationIsInvalid() {
+		this.contextRunner.withBean(CostAboveCapacityService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + CostAboveCapacityService.class.getName() + ".call() (cost)",
+					"cost 3 can never be admitted by capacity 2", "Use a cost between 1 and the capacity"));
+	}
+
+	@Test
+	void failsWhenPolicyMakesAnnotationInvalidAndNamesThePolicy() {
+		this.aopContextRunner.withBean(SharedLimitService.class)
+			.withPropertyValues("ratelimit.policies.shared.cost=9")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.shared.cost",
+					"cost 9 can never be admitted by capacity 5", "Use a cost between 1 and the capacity"));
+	}
+
+	@Test
+	void failsWhenAnnotationsShareANameWithDifferentLimits() {
+		this.aopContextRunner.withBean(ConflictingLimitsService.class).run((context) -> {
+			String prefix = "@RateLimited on " + ConflictingLimitsService.class.getName();
+			RateLimitConfigurationException failure = assertConfigurationFailure(context, null,
+					"limit 'shared' is also defined at", "Give the limits different names");
+			assertThat(failure.getMessage()).contains(prefix + ".first()", prefix + ".second()");
+			assertThat(failure.getReason()).contains("capacity=5", "capacity=6");
+		});
+	}
+
+	@Test
+	void startsWhenAnnotationsShareANameAndAgree() {
+		this.aopContextRunner.withBean(SharedLimitService.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void failsWhenUnnamedControllerLimitIsInvalid() {
+		this.mvcContextRunner.withUserConfiguration(BrokenController.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + BrokenController.class.getName() + ".order(String) (cost)",
+					"cost 3 can never be admitted by capacity 2", "Use a cost between 1 and the capacity"));
+	}
+
+	@Test
+	void failsWhenUnnamedControllerLimitHasNoCapacity() {
+		this.mvcContextRunner.withUserConfiguration(NoCapacityController.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + NoCapacityController.class.getName() + ".order(String)",
+					"limit 'GET /orders/{id}' has no capacity", "ratelimit.policies[GET /orders/{id}].capacity"));
+	}
+
+	@Test
+	void startsWithValidController() {
+		this.mvcContextRunner.withUserConfiguration(ValidController.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void registersTheFailureAnalyzer() {
+		this.contextRunner.withPropertyValues("ratelimit.store=redis").run((context) -> {
+			FailureAnalysis analysis = analyzeAsBootDoes(context.getStartupFailure());
+			assertThat(analysis.getDescription()).startsWith("Invalid rate limit configuration at ratelimit.store");
+		});
+	}
+
+	/**
+	 * Asserts that the context failed because of a {@link RateLimitConfigurationException}
+	 * naming the origin (when not {@code null}) and how to fix it, and that the failure
+	 * analysis shown at startup carries both.
+	 */
+	private static RateLimitConfigurationException assertConfigurationFailure(
+			ApplicationContextAssertProvider<?> context, String origin, String reason, String action) {
+		assertThat(context).hasFailed();
+		Throwable failure = context.getStartupFailure();
+		RateLimitConfigurationException exception = cause(failure, RateLimitConfigurationException.class);
+		if (origin != null) {
+			assertThat(exception.getOrigin()).isEqualTo(origin);
+			assertThat(exception.getMessage()).startsWith(origin + ": ");
+		}
+		assertThat(exception.getReason()).contains(reason);
+		assertThat(exception.getAction()).contains(action);
+		assertThat(exception.getMessage()).contains(exception.getAction());
+		FailureAnalysis analysis = new RateLimitConfigurationFailureAnalyzer().analyze(failure);
+		assertThat(analysis).isNotNull();
+		assertThat(analysis.getDescription()).contains(exception.getOrigin()).contains(reason);
+		assertThat(analysis.getAction()).isNotBlank().isEqualTo(exception.getAction());
+		assertThat(analysis.getCause()).isSameAs(exception);
+		return exception;
+	}
+
+	/**
+	 * Asserts that the context failed binding a property, and that Boot's failure analysis
+	 * names it and says how to fix it.
+	 */
+	private static FailureAnalysis assertBindFailure(ApplicationContextAssertProvider<?> context, String property) {
+		assertThat(context).hasFailed();
+		Throwable failure = context.getStartupFailure();
+		BindException exception = cause(failure, BindException.class);
+		assertThat(exception.getName()).hasToString(property);
+		assertThat(exception.getMessage()).contains(property);
+		assertThat(new RateLimitConfigurationFailureAnalyzer().analyze(failure))
+			.as("binding failures are left to Boot's analyzer")
+			.isNull();
+		FailureAnalysis analysis = analyzeAsBootDoes(failure);
+		assertThat(analysis.getDescription()).contains(property);
+		assertThat(analysis.getAction()).isNotBlank();
+		return analysis;
+	}
+
+	/** Runs the failure analyzers registered in {@code spring.factories}, as Boot does at startup. */
+	private static FailureAnalysis analyzeAsBootDoes(Throwable failure) {
+		return SpringFactoriesLoader.forDefaultResourceLocation(RateLimitStartupValidationTests.class.getClassLoader())
+			.load(FailureAnalyzer.class, FailureHandler.handleMessage((message, ex) -> {
+			}))
+			.stream()
+			.map((analyzer) -> analyzer.analyze(failure))
+			.filter(Objects::nonNull)
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No failure analysis for " + failure));
+	}
+
+	private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
+		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
+			if (type.isInstance(candidate)) {
+				return type.cast(candidate);
+			}
+		}
+		throw new AssertionError("Expected a " + type.getSimpleName() + " in the causes of " + failure, failure);
+	}
+
+	static class MissingPolicyService {
+
+		@RateLimited("missing")
+		public void call() {
+		}
+
+	}
+
+	static class UnnamedService {
+
+		@RateLimited
+		public void call() {
+		}
+
+	}
+
+	static class UnparseablePeriodService {
+
+		@RateLimited(capacity = 5, period = "soon")
+		public void call() {
+		}
+
+	}
+
+	static class InvalidKeyExpressionService {
+
+		@RateLimited(capacity = 5, keyExpression = "#a +")
+		public void call(String a) {
+		}
+
+	}
+
+	static class CostAboveCapacityService {
+
+		@RateLimited(capacity = 2, cost = 3)
+		public void call() {
+		}
+
+	}
+
+	static class ConflictingLimitsService {
+
+		@RateLimited(name = "shared", capacity = 5)
+		public void first() {
+		}
+
+		@RateLimited(name = "shared", capacity = 6)
+		public void second() {
+		}
+
+	}
+
+	static class SharedLimitService {
+
+		@RateLimited(name = "shared", capacity = 5)
+		public void first() {
+		}
+
+		@RateLimited(name = "shared", capacity = 5, cost = 2)
+		public void second() {
+		}
+
+	}
+
+	@RestController
+	static class BrokenController {
+
+		@RateLimited(capacity = 2, cost = 3)
+		@GetMapping("/orders/{id}")
+		String order(@PathVariable String id) {
+			return id;
+		}
+
+	}
+
+	@RestController
+	static class NoCapacityController {
+
+		@RateLimited
+		@GetMapping("/orders/{id}")
+		String order(@PathVariable String id) {
+			return id;
+		}
+
+	}
+
+	@RestController
+	static class ValidController {
+
+		@RateLimited(capacity = 5, period = "1m")
+		@RateLimited(capacity = 100, period = "1h")
+		@GetMapping("/orders/{id}")
+		String order(@PathVariable String id) {
+			return id;
+		}
+
+	}
+
+}
