@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -83,7 +82,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			throw new RateLimitExceededException(result.decisions());
 		}
 		context.allowed(acquisitions, result);
-		delay(result.delayMicros());
+		result.awaitDelay();
 		return invocation.proceed();
 	}
 
@@ -112,18 +111,6 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		return context.identity(definition.key());
 	}
 
-	/** Holds an admitted leaky-bucket request until its drain slot. */
-	static void delay(long micros) {
-		if (micros <= 0) {
-			return;
-		}
-		try {
-			TimeUnit.MICROSECONDS.sleep(micros);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
 
 	private record DefinitionKey(AnnotatedLimit limit, String name) {
 	}

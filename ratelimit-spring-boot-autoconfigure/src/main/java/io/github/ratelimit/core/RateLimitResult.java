@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The decisions of every limit applied to one request, taken together.
@@ -45,6 +46,23 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 			delay = Math.max(delay, decision.delayMicros());
 		}
 		return delay;
+	}
+
+	/**
+	 * Holds the calling thread until a leaky bucket's drain slot for this request. An
+	 * interrupt ends the wait early and is preserved.
+	 */
+	public void awaitDelay() {
+		long micros = delayMicros();
+		if (micros <= 0) {
+			return;
+		}
+		try {
+			TimeUnit.MICROSECONDS.sleep(micros);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 }

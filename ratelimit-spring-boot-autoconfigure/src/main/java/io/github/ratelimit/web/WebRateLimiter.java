@@ -3,7 +3,6 @@ package io.github.ratelimit.web;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -129,7 +128,7 @@ public final class WebRateLimiter {
 			return false;
 		}
 		allowed(acquisitions, result, request, response);
-		delay(result.delayMicros());
+		result.awaitDelay();
 		return true;
 	}
 
@@ -202,17 +201,5 @@ public final class WebRateLimiter {
 		RequestLimitState.getOrCreate(request).defer(routes);
 	}
 
-	/** Holds an admitted leaky-bucket request until its drain slot. */
-	static void delay(long micros) {
-		if (micros <= 0) {
-			return;
-		}
-		try {
-			TimeUnit.MICROSECONDS.sleep(micros);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
 
 }
