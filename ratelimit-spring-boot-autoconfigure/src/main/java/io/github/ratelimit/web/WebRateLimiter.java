@@ -201,5 +201,4 @@ public final class WebRateLimiter {
 		RequestLimitState.getOrCreate(request).defer(routes);
 	}
 
-
 }
