@@ -1,0 +1,93 @@
+package io.github.ratelimit.sample;
+
+import java.util.List;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.core.GrantedAuthority;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimited;
+
+/**
+ * Checks credentials, behind two limits against password guessing: one per client IP
+ * and one per username, so that neither spreading guesses over many accounts nor over
+ * many addresses gets far. Every attempt counts, successful or not.
+ */
+@RestController
+public class LoginController {
+
+	private final AuthenticationManager authenticationManager;
+
+	LoginController(AuthenticationManager authenticationManager) {
+		this.authenticationManager = authenticationManager;
+	}
+
+	/**
+	 * Checks a username and password.
+	 * @param credentials the posted credentials
+	 * @return 200 with the user's roles, or 401
+	 */
+	@RateLimited(name = "login-ip", capacity = 10, period = "1m", key = KeySource.IP)
+	@RateLimited(name = "login-username", algorithm = Algorithm.SLIDING_WINDOW_LOG, capacity = 5, period = "1m",
+			keyExpression = "#credentials.username")
+	@PostMapping("/api/login")
+	public ResponseEntity<?> login(@RequestBody Credentials credentials) {
+		if (credentials.username() == null || credentials.password() == null) {
+			return ResponseEntity.of(ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+					"username and password are required"))
+				.build();
+		}
+		try {
+			Authentication authentication = this.authenticationManager
+				.authenticate(UsernamePasswordAuthenticationToken.unauthenticated(credentials.username(),
+						credentials.password()));
+			List<String> roles = authentication.getAuthorities()
+				.stream()
+				.map(GrantedAuthority::getAuthority)
+				.filter((authority) -> authority.startsWith("ROLE_"))
+				.toList();
+			return ResponseEntity.ok(new LoginResult(authentication.getName(), roles));
+		}
+		catch (AuthenticationException ex) {
+			return ResponseEntity
+				.of(ProblemDetail.forStatusAndDetail(HttpStatus.UNAUTHORIZED, "Bad username or password"))
+				.build();
+		}
+	}
+
+	/**
+	 * Posted credentials.
+	 *
+	 * @param username the username
+	 * @param password the password
+	 */
+	public record Credentials(String username, String password) {
+
+		@Override
+		public String toString() {
+			return "Credentials[username=" + this.username + ", password=****]";
+		}
+
+	}
+
+	/**
+	 * A successful login.
+	 *
+	 * @param username the user
+	 * @param roles the user's roles
+	 */
+	public record LoginResult(String username, List<String> roles) {
+
+	}
+
+}

@@ -1,0 +1,283 @@
+package io.github.ratelimit.sample;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+
+import io.github.ratelimit.core.RateLimitClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the sample on a real port and calls it over HTTP, as curl would. Rate limit time
+ * comes from a manual clock that only moves when a test moves it, so every count,
+ * {@code RateLimit} header and {@code Retry-After} is exact. Each test starts at the next
+ * whole minute and uses limits or identities no other test touches.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class SampleApplicationTests {
+
+	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+	private static final String ALICE = "alice:alice-secret";
+
+	private static final String BOB = "bob:bob-secret";
+
+	private final HttpClient http = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(5))
+		.build();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ManualClock clock;
+
+	@BeforeEach
+	void startAtNextMinute() {
+		this.clock.advanceToNextMinute();
+	}
+
+	@Test
+	void readingOrdersSharesOneBucketAcrossIdsAndAnswers429WithHeaders() throws Exception {
+		for (int id = 1; id <= 5; id++) {
+			HttpResponse<String> response = get("/api/orders/" + id, null);
+			assertThat(response.statusCode()).as("GET /api/orders/%d", id).isIn(200, 404);
+			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"GET /api/orders/{id}\";q=5;w=60");
+			assertThat(header(response, "RateLimit")).isEqualTo("\"GET /api/orders/{id}\";r=" + (5 - id) + ";t=12");
+		}
+		HttpResponse<String> rejected = get("/api/orders/6", null);
+		assertQuotaExceeded(rejected, "GET /api/orders/{id}");
+		assertThat(header(rejected, "Retry-After")).isEqualTo("12");
+		assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"GET /api/orders/{id}\";q=5;w=60");
+		assertThat(header(rejected, "RateLimit")).isEqualTo("\"GET /api/orders/{id}\";r=0;t=12");
+		assertThat(header(rejected, "Cache-Control")).isEqualTo("no-store");
+
+		this.clock.advance(Duration.ofSeconds(12));
+		HttpResponse<String> afterRetry = get("/api/orders/1", null);
+		assertThat(afterRetry.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<String>read(afterRetry.body(), "$.item")).isEqualTo("Mechanical keyboard");
+	}
+
+	@Test
+	void placingOrdersFollowsTheOrdersWritePolicyPerUser() throws Exception {
+		for (int i = 1; i <= 3; i++) {
+			HttpResponse<String> response = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ALICE);
+			assertThat(response.statusCode()).isEqualTo(201);
+			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"orders-write\";q=3;w=60");
+			assertThat(header(response, "RateLimit")).startsWith("\"orders-write\";r=" + (3 - i) + ";");
+		}
+		HttpResponse<String> rejected = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ALICE);
+		assertQuotaExceeded(rejected, "orders-write");
+		assertThat(header(rejected, "Retry-After")).isEqualTo("20");
+
+		assertThat(post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", BOB).statusCode()).isEqualTo(201);
+		assertThat(post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", null).statusCode()).isEqualTo(401);
+	}
+
+	@Test
+	void reportsShareOneBucketPerUserWithWeightedCosts() throws Exception {
+		HttpResponse<String> read = get("/api/reports/999", BOB);
+		assertThat(read.statusCode()).isEqualTo(404);
+		assertThat(header(read, "RateLimit")).startsWith("\"reports\";r=99;");
+		for (int remaining : new int[] { 74, 49, 24 }) {
+			HttpResponse<String> generated = post("/api/reports", "{\"type\":\"sales\"}", BOB);
+			assertThat(generated.statusCode()).isEqualTo(201);
+			assertThat(header(generated, "RateLimit")).startsWith("\"reports\";r=" + remaining + ";");
+		}
+		// 24 units left: not enough for a report (25), plenty for a read (1).
+		assertQuotaExceeded(post("/api/reports", "{\"type\":\"sales\"}", BOB), "reports");
+		HttpResponse<String> cheapRead = get("/api/reports/999", BOB);
+		assertThat(cheapRead.statusCode()).isEqualTo(404);
+		assertThat(header(cheapRead, "RateLimit")).startsWith("\"reports\";r=23;");
+
+		for (int i = 1; i <= 4; i++) {
+			assertThat(post("/api/reports", "{}", ALICE).statusCode()).as("report %d", i).isEqualTo(201);
+		}
+		HttpResponse<String> rejected = post("/api/reports", "{}", ALICE);
+		assertQuotaExceeded(rejected, "reports");
+		assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"reports\";q=100;w=60");
+		assertThat(header(rejected, "Retry-After")).isEqualTo("15");
+	}
+
+	@Test
+	void searchIsLimitedByTheRouteInApplicationYml() throws Exception {
+		for (int i = 1; i <= 20; i++) {
+			// Both paths match /api/search/** and so draw from one bucket.
+			String path = (i % 2 == 0) ? "/api/search?q=usb" : "/api/search/products?q=key";
+			HttpResponse<String> response = get(path, null);
+			assertThat(response.statusCode()).as("search %d", i).isEqualTo(200);
+			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"GET /api/search/**\";q=20;w=10");
+		}
+		HttpResponse<String> rejected = get("/api/search?q=usb", null);
+		assertQuotaExceeded(rejected, "GET /api/search/**");
+		assertThat(header(rejected, "Retry-After")).isEqualTo("11");
+	}
+
+	@Test
+	void loginIsLimitedPerUsernameAndPerClientIp() throws Exception {
+		for (int i = 1; i <= 5; i++) {
+			HttpResponse<String> attempt = login("alice", "guess-" + i);
+			assertThat(attempt.statusCode()).as("attempt %d", i).isEqualTo(401);
+			assertThat(header(attempt, "RateLimit")).contains("\"login-username\";r=" + (5 - i) + ";");
+		}
+		HttpResponse<String> sixth = login("alice", "alice-secret");
+		assertQuotaExceeded(sixth, "login-username");
+		assertThat(header(sixth, "RateLimit-Policy")).isEqualTo("\"login-ip\";q=10;w=60, \"login-username\";q=5;w=60");
+		assertThat(header(sixth, "Retry-After")).isEqualTo("60");
+
+		// Another username from the same address still gets through...
+		HttpResponse<String> bob = login("bob", "bob-secret");
+		assertThat(bob.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<String>read(bob.body(), "$.username")).isEqualTo("bob");
+		// ...until the address has used its 10 attempts (the rejected one did not count).
+		for (int i = 1; i <= 4; i++) {
+			assertThat(login("user" + i, "guess").statusCode()).isEqualTo(401);
+		}
+		assertQuotaExceeded(login("user5", "guess"), "login-ip");
+	}
+
+	@Test
+	void tenantUsageIsLimitedPerTenantInFixedWindows() throws Exception {
+		for (int i = 1; i <= 10; i++) {
+			HttpResponse<String> response = tenantUsage("acme");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(header(response, "RateLimit")).isEqualTo("\"GET /api/tenant/usage\";r=" + (10 - i) + ";t=60");
+		}
+		HttpResponse<String> rejected = tenantUsage("acme");
+		assertQuotaExceeded(rejected, "GET /api/tenant/usage");
+		assertThat(header(rejected, "Retry-After")).isEqualTo("60");
+		assertThat(tenantUsage("globex").statusCode()).isEqualTo(200);
+
+		this.clock.advanceToNextMinute();
+		assertThat(tenantUsage("acme").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void smsSenderBeanSmoothsAndRejectsBursts() throws Exception {
+		String sms = "{\"phoneNumber\":\"+15550001111\",\"text\":\"Your order has shipped\"}";
+		List<Long> millis = new ArrayList<>();
+		for (int i = 1; i <= 3; i++) {
+			long start = System.nanoTime();
+			HttpResponse<String> sent = post("/api/notifications/sms", sms, ALICE);
+			millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+			assertThat(sent.statusCode()).as("sms %d", i).isEqualTo(200);
+			assertThat(header(sent, "RateLimit-Policy")).isEqualTo("\"sms\";q=3;w=3");
+		}
+		// The clock stands still, so the queue does not drain: the 2nd and 3rd messages
+		// waited 1 and 2 seconds for their slots, and a 4th does not fit.
+		assertThat(millis.get(1)).isGreaterThanOrEqualTo(900);
+		assertThat(millis.get(2)).isGreaterThanOrEqualTo(1900);
+		assertQuotaExceeded(post("/api/notifications/sms", sms, ALICE), "sms");
+		String other = "{\"phoneNumber\":\"+15550002222\",\"text\":\"Your order has shipped\"}";
+		assertThat(post("/api/notifications/sms", other, ALICE).statusCode()).isEqualTo(200);
+	}
+
+	private static void assertQuotaExceeded(HttpResponse<String> response, String policy) {
+		assertThat(response.statusCode()).isEqualTo(429);
+		assertThat(header(response, "Content-Type")).startsWith("application/problem+json");
+		assertThat(Long.parseLong(header(response, "Retry-After"))).isPositive();
+		assertThat(header(response, "RateLimit-Policy")).contains("\"" + policy + "\"");
+		assertThat(header(response, "RateLimit")).contains("\"" + policy + "\";r=");
+		assertThat(JsonPath.<String>read(response.body(), "$.type")).isEqualTo(QUOTA_EXCEEDED);
+		assertThat(JsonPath.<Integer>read(response.body(), "$.status")).isEqualTo(429);
+		assertThat(JsonPath.<List<String>>read(response.body(), "$.violated-policies")).containsExactly(policy);
+	}
+
+	private static String header(HttpResponse<?> response, String name) {
+		return response.headers().firstValue(name).orElse(null);
+	}
+
+	private HttpResponse<String> get(String path, String credentials) throws IOException, InterruptedException {
+		return send(request(path, credentials).GET());
+	}
+
+	private HttpResponse<String> post(String path, String json, String credentials)
+			throws IOException, InterruptedException {
+		return send(request(path, credentials).header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json)));
+	}
+
+	private HttpResponse<String> login(String username, String password) throws IOException, InterruptedException {
+		return post("/api/login", "{\"username\":\"" + username + "\",\"password\":\"" + password + "\"}", null);
+	}
+
+	private HttpResponse<String> tenantUsage(String tenant) throws IOException, InterruptedException {
+		return send(request("/api/tenant/usage", null).header("X-Tenant-Id", tenant).GET());
+	}
+
+	private HttpRequest.Builder request(String path, String credentials) {
+		HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.timeout(Duration.ofSeconds(10));
+		if (credentials != null) {
+			builder.header("Authorization",
+					"Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+		}
+		return builder;
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder builder) throws IOException, InterruptedException {
+		return this.http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class ManualClockConfiguration {
+
+		@Bean
+		ManualClock rateLimitClock() {
+			return new ManualClock(Instant.parse("2030-01-01T00:00:00Z"));
+		}
+
+	}
+
+	/**
+	 * A rate limit clock that moves only when told to.
+	 */
+	static final class ManualClock implements RateLimitClock {
+
+		private static final long MINUTE_MICROS = 60_000_000L;
+
+		private final AtomicLong micros;
+
+		ManualClock(Instant start) {
+			this.micros = new AtomicLong(TimeUnit.SECONDS.toMicros(start.getEpochSecond()));
+		}
+
+		@Override
+		public long nowMicros() {
+			return this.micros.get();
+		}
+
+		void advance(Duration duration) {
+			this.micros.addAndGet(duration.toNanos() / 1_000);
+		}
+
+		void advanceToNextMinute() {
+			this.micros.updateAndGet((now) -> (now / MINUTE_MICROS + 1) * MINUTE_MICROS);
+		}
+
+	}
+
+}
