@@ -4,15 +4,19 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.aopalliance.intercept.MethodInterceptor;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationException;
 
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.core.Acquisition;
@@ -32,6 +36,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
+	private static final Log logger = LogFactory.getLog(RateLimitedMethodInterceptor.class);
+
 	private final RateLimitedMethods methods;
 
 	private final LimitResolver resolver;
@@ -41,6 +47,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	private final CallContextProvider contexts;
 
 	private final Map<DefinitionKey, LimitDefinition> definitions = new ConcurrentHashMap<>();
+
+	private final Set<AnnotatedLimit> failedExpressions = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates an interceptor.
@@ -97,20 +105,42 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				(key) -> this.resolver.resolve(name, limit.settings(), limit.origin()));
 	}
 
-	private static String identity(AnnotatedLimit limit, LimitDefinition definition, Method method, Object[] args,
+	private String identity(AnnotatedLimit limit, LimitDefinition definition, Method method, Object[] args,
 			CallContext context) {
 		if (limit.keyExpression() != null) {
 			MethodBasedEvaluationContext evaluation = new MethodBasedEvaluationContext(null, method, args,
 					PARAMETER_NAMES);
-			evaluation.setVariable("request", context.request());
-			Object value = limit.keyExpression().getValue(evaluation);
-			if (value != null && !value.toString().isEmpty()) {
-				return Identities.expression(value.toString());
+			if (!hasParameterNamed(method, "request")) {
+				evaluation.setVariable("request", context.request());
+			}
+			try {
+				Object value = limit.keyExpression().getValue(evaluation);
+				if (value != null && !value.toString().isEmpty()) {
+					return Identities.expression(value.toString());
+				}
+			}
+			catch (EvaluationException ex) {
+				if (this.failedExpressions.add(limit)) {
+					logger.warn("keyExpression of " + limit.origin() + " failed (" + ex.getMessage()
+							+ "); using the key chain " + definition.key() + " instead");
+				}
 			}
 		}
 		return context.identity(definition.key());
 	}
 
+	/** A method argument named like a variable wins over the variable. */
+	private static boolean hasParameterNamed(Method method, String name) {
+		String[] names = PARAMETER_NAMES.getParameterNames(method);
+		if (names != null) {
+			for (String parameter : names) {
+				if (name.equals(parameter)) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
 
 	private record DefinitionKey(AnnotatedLimit limit, String name) {
 	}

@@ -49,13 +49,19 @@ public final class WebCallContextProvider implements CallContextProvider {
 	}
 
 	/**
-	 * The canonical route name of a request: its method and the pattern that matched.
+	 * The canonical route name of a request: its method (HEAD counts as GET) and the
+	 * pattern that matched.
 	 * @param request the request
 	 * @return the route name, or {@code null} before handler mapping
 	 */
 	static String routeName(HttpServletRequest request) {
 		Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-		return (pattern != null) ? request.getMethod() + " " + pattern : null;
+		if (pattern == null) {
+			return null;
+		}
+		// Spring MVC serves HEAD with the GET handler: both draw from one bucket
+		String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
+		return method + " " + pattern;
 	}
 
 	private final class RequestCallContext implements CallContext {

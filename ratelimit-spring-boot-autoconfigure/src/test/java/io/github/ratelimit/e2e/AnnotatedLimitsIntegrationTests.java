@@ -183,4 +183,31 @@ class AnnotatedLimitsIntegrationTests {
 		assertThat(overflow.headers().firstValue("Retry-After")).hasValue("1");
 	}
 
+	@Test
+	void headRequestsDrawFromTheGetBucket() {
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.http.get("/things/" + i).statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> head = this.http.head("/things/9");
+		assertThat(head.statusCode()).isEqualTo(200);
+		assertThat(head.headers().firstValue("RateLimit")).hasValue("\"GET /things/{id}\";r=1;t=12");
+		assertThat(this.http.head("/things/9").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/things/10").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void argumentNamedRequestWinsOverTheRequestVariable() {
+		assertThat(this.http.post("/argument-named-request", "username=alice").statusCode()).isEqualTo(200);
+		assertThat(this.http.post("/argument-named-request", "username=alice").statusCode()).isEqualTo(200);
+		assertThat(this.http.post("/argument-named-request", "username=alice").statusCode()).isEqualTo(429);
+		assertThat(this.http.post("/argument-named-request", "username=bob").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void failingKeyExpressionFallsBackToTheKeyChainInsteadOfFailingTheRequest() {
+		assertThat(this.http.get("/broken-expression").body()).isEqualTo("still served");
+		assertThat(this.http.get("/broken-expression").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/broken-expression").statusCode()).isEqualTo(429);
+	}
+
 }

@@ -151,6 +151,18 @@ public class E2eApplication {
 			return "refund " + id;
 		}
 
+		@RateLimited(capacity = 2, period = "1h", keyExpression = "#request.username")
+		@PostMapping("/argument-named-request")
+		String argumentNamedRequest(@org.springframework.web.bind.annotation.ModelAttribute Credentials request) {
+			return "checked " + request.username();
+		}
+
+		@RateLimited(capacity = 2, period = "1h", keyExpression = "#missing.length()")
+		@GetMapping("/broken-expression")
+		String brokenExpression() {
+			return "still served";
+		}
+
 		@GetMapping("/private/guarded")
 		String guarded() {
 			return "guarded";
@@ -168,6 +180,10 @@ public class E2eApplication {
 			return "leaky";
 		}
 
+	}
+
+	/** A form whose parameter is named like the {@code #request} variable. */
+	record Credentials(String username) {
 	}
 
 	/** A plain service, limited like any bean. */

@@ -29,6 +29,10 @@ final class HttpTestClient {
 		return send(request(path, headers).GET().build());
 	}
 
+	HttpResponse<String> head(String path, String... headers) {
+		return send(request(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
+	}
+
 	HttpResponse<String> post(String path, String form, String... headers) {
 		return send(request(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))
