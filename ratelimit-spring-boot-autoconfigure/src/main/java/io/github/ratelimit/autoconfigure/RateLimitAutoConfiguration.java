@@ -22,17 +22,18 @@ import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
 
 /**
  * Auto-configuration of rate limiting: limits from {@code @RateLimited} on any bean and
- * from {@code ratelimit.routes}, decided by an in-memory store unless the application
- * provides another {@link RateLimitStore}.
+ * from {@code ratelimit.routes}, decided by the Redis store when the application has a
+ * {@code RedisConnectionFactory} (or {@code ratelimit.store=redis}), by an in-memory store
+ * otherwise, unless the application provides its own {@link RateLimitStore}.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import(RateLimitServletConfiguration.class)
+@Import({ RateLimitStoreConfigurations.Redis.class, RateLimitStoreConfigurations.InMemory.class,
+		RateLimitServletConfiguration.class })
 public final class RateLimitAutoConfiguration {
 
 	@Bean
@@ -78,17 +79,6 @@ public final class RateLimitAutoConfiguration {
 	static RateLimitedBeansValidator rateLimitedBeansValidator(ConfigurableListableBeanFactory beanFactory,
 			RateLimitedMethods rateLimitedMethods, ObjectProvider<RateLimitedMethodInterceptor> interceptor) {
 		return new RateLimitedBeansValidator(beanFactory, rateLimitedMethods, interceptor::getObject);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnMissingBean(RateLimitStore.class)
-	static class InMemoryStoreConfiguration {
-
-		@Bean
-		InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock rateLimitClock) {
-			return new InMemoryRateLimitStore(rateLimitClock, properties.getMemory().getMaximumKeys());
-		}
-
 	}
 
 }

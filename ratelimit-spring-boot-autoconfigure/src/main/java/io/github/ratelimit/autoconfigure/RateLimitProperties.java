@@ -61,6 +61,8 @@ public class RateLimitProperties {
 
 	private final Memory memory = new Memory();
 
+	private final Redis redis = new Redis();
+
 	/**
 	 * Named policies; a policy applies to annotations and routes of the same name and overrides their values.
 	 */
@@ -137,6 +139,10 @@ public class RateLimitProperties {
 
 	public Memory getMemory() {
 		return this.memory;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	public Map<String, Policy> getPolicies() {
@@ -259,6 +265,26 @@ public class RateLimitProperties {
 
 		public void setMaximumKeys(long maximumKeys) {
 			this.maximumKeys = maximumKeys;
+		}
+
+	}
+
+	/**
+	 * Redis store.
+	 */
+	public static class Redis {
+
+		/**
+		 * Prefix of every key the limiter writes; must not contain braces.
+		 */
+		private String keyPrefix = "ratelimit:";
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
 		}
 
 	}

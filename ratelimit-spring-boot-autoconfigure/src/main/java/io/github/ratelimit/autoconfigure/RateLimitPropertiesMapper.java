@@ -52,9 +52,11 @@ final class RateLimitPropertiesMapper {
 			throw new RateLimitConfigurationException("ratelimit.memory.maximum-keys",
 					"must be positive: " + properties.getMemory().getMaximumKeys(), "Use a bound such as 100000");
 		}
-		if (properties.getStore() == RateLimitProperties.StoreType.REDIS) {
-			throw new RateLimitConfigurationException("ratelimit.store",
-					"the Redis store is not available in this version", "Use ratelimit.store=memory or auto");
+		String prefix = properties.getRedis().getKeyPrefix();
+		if (prefix == null || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new RateLimitConfigurationException("ratelimit.redis.key-prefix",
+					"must be set and must not contain braces: " + prefix,
+					"Use a plain prefix such as ratelimit: (braces would pin every key to one cluster slot)");
 		}
 		tenantPattern(properties);
 		clientIpResolver(properties);

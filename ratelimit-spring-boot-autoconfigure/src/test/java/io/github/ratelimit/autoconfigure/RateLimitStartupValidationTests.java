@@ -164,10 +164,18 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
-	void failsWhenRedisStoreIsRequested() {
+	void failsWhenRedisStoreIsRequestedWithoutRedis() {
 		this.contextRunner.withPropertyValues("ratelimit.store=redis")
 			.run((context) -> assertConfigurationFailure(context, "ratelimit.store",
-					"the Redis store is not available", "ratelimit.store=memory"));
+					"redis is selected but the application has no RedisConnectionFactory bean",
+					"spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void failsWhenRedisKeyPrefixOpensAHashTag() {
+		this.contextRunner.withPropertyValues("ratelimit.redis.key-prefix={rl}:")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.key-prefix",
+					"must not contain braces", "ratelimit:"));
 	}
 
 	@Test

@@ -33,7 +33,7 @@ import io.github.ratelimit.core.RateLimitClock;
  * A service exercising every way of applying limits, on a clock the tests control.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+@EnableAutoConfiguration(excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @Import({ E2eApplication.ThingsController.class, E2eApplication.Quotes.class, E2eApplication.CatchAll.class })
 public class E2eApplication {
 

@@ -1,0 +1,56 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.redis.RedisRateLimitStore;
+
+/**
+ * The store choices, imported in order: Redis first, memory as the fallback.
+ */
+final class RateLimitStoreConfigurations {
+
+	private RateLimitStoreConfigurations() {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
+	@ConditionalOnBean(type = "org.springframework.data.redis.connection.RedisConnectionFactory")
+	@ConditionalOnExpression("'${ratelimit.store:auto}'.toLowerCase() != 'memory'")
+	@ConditionalOnMissingBean(RateLimitStore.class)
+	static class Redis {
+
+		@Bean
+		RedisRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
+				RateLimitProperties properties) {
+			return new RedisRateLimitStore(redisConnectionFactory, properties.getRedis().getKeyPrefix());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(RateLimitStore.class)
+	static class InMemory {
+
+		@Bean
+		InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock rateLimitClock) {
+			if (properties.getStore() == RateLimitProperties.StoreType.REDIS) {
+				throw new RateLimitConfigurationException("ratelimit.store",
+						"redis is selected but the application has no RedisConnectionFactory bean",
+						"Add spring-boot-starter-data-redis and configure spring.data.redis.*, or use ratelimit.store=memory");
+			}
+			return new InMemoryRateLimitStore(rateLimitClock, properties.getMemory().getMaximumKeys());
+		}
+
+	}
+
+}

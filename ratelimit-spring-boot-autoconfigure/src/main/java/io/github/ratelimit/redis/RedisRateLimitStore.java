@@ -1,0 +1,215 @@
+package io.github.ratelimit.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.lettuce.core.cluster.SlotHash;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitDecision;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+
+/**
+ * Buckets in Redis, decided atomically by one Lua script per call (EVALSHA, falling back
+ * to EVAL when the server lost its script cache). Time comes from Redis {@code TIME}, so
+ * application clocks may disagree, unless a clock is given (tests).
+ * <p>
+ * Keys are {@code <prefix>{<identity>}:<limit name>}: the identity is the hash tag, so in
+ * a Redis Cluster the buckets of different identities spread over the slots while every
+ * limit of one identity shares one slot and one call. Route templates contain braces too,
+ * but Redis only reads the first pair, which is always the identity's. When the limits of
+ * a request fall into several slots, the slots are decided one after another with one
+ * timestamp, and those already consumed are refunded if a later one rejects.
+ */
+public final class RedisRateLimitStore implements RateLimitStore {
+
+	/** Default key prefix. */
+	public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
+
+	private final StringRedisTemplate redis;
+
+	private final String keyPrefix;
+
+	private final RateLimitClock clock;
+
+	private final boolean cluster;
+
+	/**
+	 * Creates a store deciding on Redis time.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix prefix of every key
+	 */
+	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
+		this(connectionFactory, keyPrefix, null);
+	}
+
+	/**
+	 * Creates a store.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix prefix of every key
+	 * @param clock the clock to decide at, or {@code null} to use Redis {@code TIME}
+	 */
+	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock) {
+		if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+			throw new IllegalArgumentException("key prefix must not contain braces: " + keyPrefix);
+		}
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keyPrefix = keyPrefix;
+		this.clock = clock;
+		this.cluster = isCluster(connectionFactory);
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		RateLimitStore.requireDistinct(acquisitions);
+		Map<Integer, List<Integer>> groups = groupBySlot(acquisitions);
+		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
+		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
+		if (groups.size() == 1) {
+			long timestamp = run(acquisitions, groups.values().iterator().next(), now, "acquire", decisions);
+			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp);
+		}
+		List<List<Integer>> consumed = new ArrayList<>();
+		boolean allowed = true;
+		for (List<Integer> group : groups.values()) {
+			long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", decisions);
+			now = Long.toString(timestamp);
+			boolean groupAllowed = group.stream().allMatch((i) -> decisions[i].allowed());
+			if (allowed && groupAllowed) {
+				consumed.add(group);
+			}
+			allowed &= groupAllowed;
+		}
+		if (!allowed) {
+			for (List<Integer> group : consumed) {
+				run(acquisitions, group, now, "refund", null);
+			}
+		}
+		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), Long.parseLong(now));
+	}
+
+	/** When one limit rejects, the others consumed nothing: report the quota they still hold. */
+	private static List<RateLimitDecision> uncommittedUnlessAllAllowed(List<Acquisition> acquisitions,
+			RateLimitDecision[] decisions) {
+		boolean allowed = true;
+		for (RateLimitDecision decision : decisions) {
+			allowed &= decision.allowed();
+		}
+		if (!allowed) {
+			for (int i = 0; i < decisions.length; i++) {
+				decisions[i] = decisions[i].uncommitted(acquisitions.get(i).cost());
+			}
+		}
+		return List.of(decisions);
+	}
+
+	@Override
+	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		for (List<Integer> group : groupBySlot(acquisitions).values()) {
+			run(acquisitions, group, Long.toString(timestampMicros), "refund", null);
+		}
+	}
+
+	/**
+	 * The key holding the state of a bucket (a sliding window log also uses this key
+	 * followed by {@code :sum}).
+	 * @param acquisition the acquisition
+	 * @return the key
+	 */
+	public String key(Acquisition acquisition) {
+		return this.keyPrefix + "{" + escape(acquisition.identity()) + "}:" + acquisition.limit().name();
+	}
+
+	/** Runs the script for some acquisitions of one slot; fills their decisions, returns the time used. */
+	private long run(List<Acquisition> acquisitions, List<Integer> group, String now, String mode,
+			RateLimitDecision[] decisions) {
+		List<String> keys = new ArrayList<>(group.size() + 1);
+		List<String> args = new ArrayList<>(3 + group.size() * 4);
+		args.add(now);
+		args.add(mode);
+		args.add(Integer.toString(group.size()));
+		for (int i : group) {
+			Acquisition acquisition = acquisitions.get(i);
+			RateLimit limit = acquisition.limit();
+			String key = key(acquisition);
+			keys.add(key);
+			if (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) {
+				keys.add(key + ":sum");
+			}
+			args.add(code(limit.algorithm()));
+			args.add(Long.toString(limit.capacity()));
+			args.add(Long.toString(isBucket(limit.algorithm()) ? limit.emissionIntervalMicros() : limit.periodMicros()));
+			args.add(Long.toString(acquisition.cost()));
+		}
+		List<?> reply = this.redis.execute(SCRIPT, keys, args.toArray());
+		if (reply == null || reply.isEmpty()) {
+			throw new IllegalStateException("Rate limit script returned no reply");
+		}
+		if (decisions != null) {
+			for (int g = 0; g < group.size(); g++) {
+				int base = 1 + g * 5;
+				RateLimit limit = acquisitions.get(group.get(g)).limit();
+				decisions[group.get(g)] = new RateLimitDecision(limit, number(reply, base) == 1,
+						number(reply, base + 1), number(reply, base + 2), number(reply, base + 3),
+						number(reply, base + 4));
+			}
+		}
+		return number(reply, 0);
+	}
+
+	private Map<Integer, List<Integer>> groupBySlot(List<Acquisition> acquisitions) {
+		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
+		for (int i = 0; i < acquisitions.size(); i++) {
+			int slot = this.cluster ? SlotHash.getSlot(key(acquisitions.get(i))) : 0;
+			groups.computeIfAbsent(slot, (s) -> new ArrayList<>(2)).add(i);
+		}
+		return groups;
+	}
+
+	private static long number(List<?> reply, int index) {
+		return ((Number) reply.get(index)).longValue();
+	}
+
+	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
+		if (connectionFactory instanceof org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory lettuce) {
+			return lettuce.isClusterAware();
+		}
+		return false;
+	}
+
+	private static boolean isBucket(Algorithm algorithm) {
+		return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+	}
+
+	private static String code(Algorithm algorithm) {
+		return switch (algorithm) {
+			case TOKEN_BUCKET -> "tb";
+			case LEAKY_BUCKET -> "lb";
+			case FIXED_WINDOW -> "fw";
+			case SLIDING_WINDOW_LOG -> "swl";
+			case SLIDING_WINDOW_COUNTER -> "swc";
+		};
+	}
+
+	/** Keeps identities from other stores from opening a hash tag of their own. */
+	private static String escape(String identity) {
+		if (identity.indexOf('{') < 0 && identity.indexOf('}') < 0 && identity.indexOf('%') < 0) {
+			return identity;
+		}
+		return identity.replace("%", "%25").replace("{", "%7B").replace("}", "%7D");
+	}
+
+}

@@ -1,0 +1,80 @@
+-- acquire.lua: decides every limit of one request together, all-or-nothing, in one call.
+-- Composed after lib.lua and the algorithm scripts (without their standalone entries).
+--
+-- KEYS     the keys of every limit, in order: one per limit, two for a sliding window log
+--          (its log and its sum); all in one cluster slot
+-- ARGV[1]  now in microseconds, or '' to use Redis TIME
+-- ARGV[2]  'acquire', 'check' (decide without consuming) or 'refund' (ARGV[1] is then the
+--          timestamp of the acquisition being given back)
+-- ARGV[3]  number of limits n
+-- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc), capacity,
+--          parameter (emission interval µs for tb and lb, period µs otherwise), cost
+-- Reply    {now, then per limit: allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
+--
+-- Every limit is decided before any is consumed: either all admit and all commit, or
+-- nothing changes (apart from expiring entries a sliding log no longer counts).
+
+local now = rl_now(ARGV[1])
+local mode = ARGV[2]
+local n = tonumber(ARGV[3])
+local reply = { now }
+local commits = {}
+local allowed = true
+local k = 1
+for i = 0, n - 1 do
+  local algorithm = ARGV[4 + i * 4]
+  local capacity = tonumber(ARGV[5 + i * 4])
+  local param = tonumber(ARGV[6 + i * 4])
+  local cost = tonumber(ARGV[7 + i * 4])
+  local decision, commit
+  if algorithm == 'tb' or algorithm == 'lb' then
+    local leaky = 0
+    if algorithm == 'lb' then
+      leaky = 1
+    end
+    if mode == 'refund' then
+      gcra.refund(KEYS[k], now, capacity, param, cost)
+    else
+      decision, commit = gcra.decide(KEYS[k], now, capacity, param, cost, leaky)
+    end
+    k = k + 1
+  elseif algorithm == 'fw' then
+    if mode == 'refund' then
+      fixed_window.refund(KEYS[k], now, capacity, param, cost)
+    else
+      decision, commit = fixed_window.decide(KEYS[k], now, capacity, param, cost)
+    end
+    k = k + 1
+  elseif algorithm == 'swl' then
+    if mode == 'refund' then
+      sliding_window_log.refund(KEYS[k], KEYS[k + 1], now, capacity, param, cost)
+    else
+      decision, commit = sliding_window_log.decide(KEYS[k], KEYS[k + 1], now, capacity, param, cost)
+    end
+    k = k + 2
+  elseif algorithm == 'swc' then
+    if mode == 'refund' then
+      sliding_window_counter.refund(KEYS[k], now, capacity, param, cost)
+    else
+      decision, commit = sliding_window_counter.decide(KEYS[k], now, capacity, param, cost)
+    end
+    k = k + 1
+  else
+    return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
+  end
+  if decision then
+    if decision[1] == 0 then
+      allowed = false
+    end
+    commits[#commits + 1] = commit
+    for j = 1, 5 do
+      reply[#reply + 1] = decision[j]
+    end
+  end
+end
+if allowed and mode == 'acquire' then
+  for _, commit in ipairs(commits) do
+    commit()
+  end
+end
+return reply

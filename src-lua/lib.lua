@@ -1,0 +1,38 @@
+-- lib.lua: helpers shared by every rate limit script; prepended when scripts are composed.
+-- Not a script of its own: it names no KEYS, takes no ARGV and replies nothing.
+--
+-- Numbers are Lua doubles. Every value these scripts compute (microsecond timestamps,
+-- capacities, products of a capacity and a period) stays below 2^53, where doubles are
+-- exact integers, and the formulas are written in the same order as the Java in-memory
+-- store, so both stores make the same decision for the same (time, cost).
+
+-- Current time in microseconds: the explicit value when one is given (tests), else Redis TIME.
+local function rl_now(arg)
+  if arg ~= nil and arg ~= '' then
+    return tonumber(arg)
+  end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- An exact integer as a string (tostring would print 1.7e+15).
+local function rl_int(x)
+  return string.format('%d', x)
+end
+
+-- A TTL in whole milliseconds, rounded up, at least 1.
+local function rl_ttl(micros)
+  local ms = math.ceil(micros / 1000)
+  if ms < 1 then
+    ms = 1
+  end
+  return ms
+end
+
+-- Time until a debt of `debt` microseconds shrinks by one whole unit of `interval`.
+local function rl_until_next_unit(debt, interval)
+  if debt <= 0 then
+    return 0
+  end
+  return ((debt - 1) % interval) + 1
+end

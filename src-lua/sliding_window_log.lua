@@ -1,0 +1,103 @@
+-- sliding_window_log.lua: exactly at most C units in any interval of length P.
+--
+-- KEYS[1]  log key; a sorted set of admitted requests, score = time in microseconds,
+--          member = "<time>:<cost>:<units used after it>" (unique)
+-- KEYS[2]  sum key; a string holding the units the log currently holds
+-- ARGV[1]  now in microseconds, or '' to use Redis TIME
+-- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
+-- ARGV[3]  capacity C
+-- ARGV[4]  period P in microseconds
+-- ARGV[5]  cost k
+-- Reply    {now, allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
+--
+-- Rejected requests are not logged, so the log never holds more than C entries. Both keys
+-- expire one period after the last admitted request.
+
+local sliding_window_log = {}
+
+local function swl_cost(member)
+  return tonumber(string.match(member, '^[^:]+:(%d+):'))
+end
+
+-- Drops entries a whole period old and returns the units still logged.
+local function swl_expire(key, sum_key, horizon)
+  local stored = redis.call('GET', sum_key)
+  local used = 0
+  if stored then
+    used = tonumber(stored)
+  else
+    -- the sum expired apart from the log: count the log again
+    local members = redis.call('ZRANGE', key, 0, -1)
+    for _, member in ipairs(members) do
+      used = used + swl_cost(member)
+    end
+  end
+  local expired = redis.call('ZRANGEBYSCORE', key, '-inf', rl_int(horizon))
+  if #expired > 0 then
+    for _, member in ipairs(expired) do
+      used = used - swl_cost(member)
+    end
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', rl_int(horizon))
+    redis.call('SET', sum_key, rl_int(used), 'KEEPTTL')
+  end
+  return used
+end
+
+-- Time until enough entries have expired for `units` more to fit.
+local function swl_until_free(key, used, units, capacity, period, now)
+  local needed = used + units - capacity
+  local freed = 0
+  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  for i = 1, #entries, 2 do
+    freed = freed + swl_cost(entries[i])
+    if freed >= needed then
+      return tonumber(entries[i + 1]) + period - now
+    end
+  end
+  return period
+end
+
+function sliding_window_log.decide(key, sum_key, now, capacity, period, cost)
+  local used = swl_expire(key, sum_key, now - period)
+  if used + cost <= capacity then
+    local oldest = now
+    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if #first > 0 then
+      oldest = tonumber(first[2])
+    end
+    return { 1, capacity - used - cost, oldest + period - now, 0, 0 }, function()
+      local member = rl_int(now) .. ':' .. rl_int(cost) .. ':' .. rl_int(used + cost)
+      redis.call('ZADD', key, rl_int(now), member)
+      redis.call('SET', sum_key, rl_int(used + cost), 'PX', rl_ttl(period))
+      redis.call('PEXPIRE', key, rl_ttl(period))
+    end
+  end
+  local remaining = math.max(0, capacity - used)
+  return { 0, remaining, swl_until_free(key, used, remaining + 1, capacity, period, now),
+    swl_until_free(key, used, cost, capacity, period, now), 0 }, nil
+end
+
+function sliding_window_log.refund(key, sum_key, timestamp, capacity, period, cost)
+  local candidates = redis.call('ZRANGEBYSCORE', key, rl_int(timestamp), rl_int(timestamp))
+  for i = #candidates, 1, -1 do
+    if swl_cost(candidates[i]) == cost then
+      redis.call('ZREM', key, candidates[i])
+      local used = tonumber(redis.call('GET', sum_key) or '0')
+      redis.call('SET', sum_key, rl_int(math.max(0, used - cost)), 'KEEPTTL')
+      return
+    end
+  end
+end
+
+-- standalone entry --
+local now = rl_now(ARGV[1])
+local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if ARGV[2] == 'refund' then
+  sliding_window_log.refund(KEYS[1], KEYS[2], now, capacity, period, cost)
+  return { now }
+end
+local decision, commit = sliding_window_log.decide(KEYS[1], KEYS[2], now, capacity, period, cost)
+if commit then
+  commit()
+end
+return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }

@@ -1,0 +1,66 @@
+-- token_bucket.lua: token bucket and leaky bucket, kept as one timestamp (GCRA).
+--
+-- KEYS[1]  bucket key; a string holding the time (microseconds) at which the bucket is
+--          full again (leaky bucket: the time its queue is empty again)
+-- ARGV[1]  now in microseconds, or '' to use Redis TIME
+-- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
+-- ARGV[3]  capacity C
+-- ARGV[4]  emission interval T in microseconds (period / refill tokens, rounded up)
+-- ARGV[5]  cost k
+-- ARGV[6]  1 for a leaky bucket (admitted requests are delayed to their drain slot), else 0
+-- Reply    {now, allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
+--
+-- The bucket holds C - (tat - now) / T tokens; a request of cost k is admitted when
+-- max(tat, now) + k*T - now <= C*T. The key expires when the bucket is full again.
+
+local gcra = {}
+
+function gcra.decide(key, now, capacity, interval, cost, leaky)
+  local burst = capacity * interval
+  local start = now
+  local tat = tonumber(redis.call('GET', key) or '')
+  if tat ~= nil and tat > now then
+    start = tat
+  end
+  local new_tat = start + cost * interval
+  if new_tat - now <= burst then
+    local debt = new_tat - now
+    local delay = 0
+    if leaky == 1 then
+      delay = start - now
+    end
+    local decision = { 1, math.floor((burst - debt) / interval), rl_until_next_unit(debt, interval), 0, delay }
+    return decision, function()
+      redis.call('SET', key, rl_int(new_tat), 'PX', rl_ttl(new_tat - now))
+    end
+  end
+  local debt = start - now
+  local remaining = math.max(0, math.floor((burst - debt) / interval))
+  local reset
+  if debt > burst then
+    reset = debt - burst + interval
+  else
+    reset = rl_until_next_unit(debt, interval)
+  end
+  return { 0, remaining, reset, new_tat - burst - now, 0 }, nil
+end
+
+function gcra.refund(key, timestamp, capacity, interval, cost)
+  local tat = tonumber(redis.call('GET', key) or '')
+  if tat ~= nil then
+    redis.call('SET', key, rl_int(tat - cost * interval), 'KEEPTTL')
+  end
+end
+
+-- standalone entry --
+local now = rl_now(ARGV[1])
+local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if ARGV[2] == 'refund' then
+  gcra.refund(KEYS[1], now, capacity, interval, cost)
+  return { now }
+end
+local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, tonumber(ARGV[6]))
+if commit then
+  commit()
+end
+return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
