@@ -48,10 +48,12 @@ public interface CallContext {
 	void allowed(List<Acquisition> acquisitions, RateLimitResult result);
 
 	/**
-	 * Called after a limit rejected the call, before the exception is thrown; gives back
-	 * what earlier stages of the same request consumed.
+	 * Called after a limit rejected the call, before the exception is thrown.
 	 * @param result the decisions
+	 * @param refundEarlierStages whether to give back what earlier stages of the same
+	 * request consumed: true when the handler itself is rejected before it runs, false for
+	 * a call made while the handler runs (its work is being done and stays charged)
 	 */
-	void rejected(RateLimitResult result);
+	void rejected(RateLimitResult result, boolean refundEarlierStages);
 
 }

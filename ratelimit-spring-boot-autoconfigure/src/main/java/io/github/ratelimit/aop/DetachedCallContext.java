@@ -56,7 +56,7 @@ public final class DetachedCallContext implements CallContext {
 	}
 
 	@Override
-	public void rejected(RateLimitResult result) {
+	public void rejected(RateLimitResult result, boolean refundEarlierStages) {
 	}
 
 }

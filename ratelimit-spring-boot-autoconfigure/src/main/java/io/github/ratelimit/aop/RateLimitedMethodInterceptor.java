@@ -86,7 +86,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		}
 		RateLimitResult result = this.limiter.acquire(acquisitions);
 		if (!result.allowed()) {
-			context.rejected(result);
+			context.rejected(result, route != null);
 			throw new RateLimitExceededException(result.decisions());
 		}
 		context.allowed(acquisitions, result);

@@ -33,7 +33,7 @@ public class RateLimitProperties {
 	/**
 	 * Key sources tried in order for limits that name none.
 	 */
-	private List<KeySource> defaultKey = new ArrayList<>(List.of(KeySource.PRINCIPAL, KeySource.TENANT, KeySource.IP));
+	private List<KeySource> defaultKey = new ArrayList<>(List.of(KeySource.PRINCIPAL, KeySource.IP));
 
 	/**
 	 * What limits do when their store fails: open lets a local fallback decide, closed answers 503.

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * Decides the limits of one request together through a {@link RateLimitStore}. Limits
  * that draw from the same bucket (two places naming one policy, for the same identity)
- * are merged first, so the bucket pays the sum of their costs atomically.
+ * are merged first, so the bucket pays the sum of their costs atomically; a sum above
+ * the capacity asks for the whole capacity, since more could never be admitted.
  */
 public final class RateLimiter {
 
@@ -72,8 +73,8 @@ public final class RateLimiter {
 		}
 		Map<BucketKey, Acquisition> merged = new LinkedHashMap<>();
 		for (Acquisition acquisition : acquisitions) {
-			merged.merge(acquisition.key(), acquisition,
-					(a, b) -> new Acquisition(a.limit(), a.identity(), a.cost() + b.cost()));
+			merged.merge(acquisition.key(), acquisition, (a, b) -> new Acquisition(a.limit(), a.identity(),
+					Math.min(a.limit().capacity(), a.cost() + b.cost())));
 		}
 		return (merged.size() == acquisitions.size()) ? acquisitions : List.copyOf(merged.values());
 	}

@@ -2,6 +2,7 @@ package io.github.ratelimit.web;
 
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -45,15 +46,23 @@ public final class HandlerLimitsValidator implements SmartInitializingSingleton 
 		this.mappings.orderedStream().forEach((mapping) -> mapping.getHandlerMethods().forEach(this::validate));
 	}
 
+	private void validate(AnnotatedLimit limit, String route, HandlerMethod handler) {
+		this.interceptor.get().definition(limit, limit.nameFor(route, handler.getMethod()));
+	}
+
 	private void validate(RequestMappingInfo info, HandlerMethod handler) {
 		for (AnnotatedLimit limit : this.methods.find(handler.getMethod(), handler.getBeanType())) {
-			Set<RequestMethod> verbs = info.getMethodsCondition().getMethods();
+			Set<String> verbs = info.getMethodsCondition()
+				.getMethods()
+				.stream()
+				.map(RequestMethod::name)
+				.collect(Collectors.toSet());
 			for (String pattern : info.getPatternValues()) {
 				if (verbs.isEmpty()) {
-					this.interceptor.get().definition(limit, limit.nameFor("GET " + pattern, handler.getMethod()));
+					validate(limit, RouteNames.of(verbs, "GET", pattern), handler);
 				}
-				for (RequestMethod verb : verbs) {
-					this.interceptor.get().definition(limit, limit.nameFor(verb.name() + " " + pattern, handler.getMethod()));
+				for (String verb : verbs) {
+					validate(limit, RouteNames.of(verbs, verb, pattern), handler);
 				}
 			}
 		}

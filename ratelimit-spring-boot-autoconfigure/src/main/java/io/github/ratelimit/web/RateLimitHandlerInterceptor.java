@@ -2,6 +2,7 @@ package io.github.ratelimit.web;
 
 import java.util.List;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -35,7 +36,7 @@ public class RateLimitHandlerInterceptor implements HandlerInterceptor {
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws Exception {
-		if (!this.limiter.hasDeferred(request)) {
+		if (request.getDispatcherType() != DispatcherType.REQUEST || !this.limiter.hasDeferred(request)) {
 			return true;
 		}
 		if (handler instanceof HandlerMethod method && this.methods.isRateLimited(method.getMethod(), method.getBeanType())) {

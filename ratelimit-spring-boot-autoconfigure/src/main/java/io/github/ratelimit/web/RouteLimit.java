@@ -28,7 +28,13 @@ public record RouteLimit(PathPattern pattern, Set<String> methods, LimitDefiniti
 	 * @return whether it matches
 	 */
 	public boolean matches(String method, PathContainer path) {
-		return (this.methods.isEmpty() || this.methods.contains(method)) && this.pattern.matches(path);
+		return appliesTo(method) && this.pattern.matches(path);
+	}
+
+	/** Spring MVC answers HEAD with the GET handler, so a GET route limits HEAD too. */
+	private boolean appliesTo(String method) {
+		return this.methods.isEmpty() || this.methods.contains(method)
+				|| ("HEAD".equals(method) && this.methods.contains("GET"));
 	}
 
 }

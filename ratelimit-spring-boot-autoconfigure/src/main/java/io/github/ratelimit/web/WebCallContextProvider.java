@@ -1,11 +1,19 @@
 package io.github.ratelimit.web;
 
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -29,6 +37,8 @@ public final class WebCallContextProvider implements CallContextProvider {
 
 	private final RequestIdentityResolver identities;
 
+	private final Map<Method, Set<String>> declaredMethods = new ConcurrentHashMap<>();
+
 	/**
 	 * Creates a provider.
 	 * @param limiter the web limiter
@@ -49,19 +59,33 @@ public final class WebCallContextProvider implements CallContextProvider {
 	}
 
 	/**
-	 * The canonical route name of a request: its method (HEAD counts as GET) and the
-	 * pattern that matched.
+	 * The canonical route name of a request handled by {@code handler}.
 	 * @param request the request
+	 * @param handler its handler
 	 * @return the route name, or {@code null} before handler mapping
 	 */
-	static String routeName(HttpServletRequest request) {
+	String routeName(HttpServletRequest request, HandlerMethod handler) {
 		Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
 		if (pattern == null) {
 			return null;
 		}
-		// Spring MVC serves HEAD with the GET handler: both draw from one bucket
-		String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
-		return method + " " + pattern;
+		Set<String> declared = this.declaredMethods.computeIfAbsent(handler.getMethod(),
+				(method) -> declaredMethods(handler));
+		return RouteNames.of(declared, request.getMethod(), pattern.toString());
+	}
+
+	/** The methods a handler is mapped to, combining its type and method mappings as Spring MVC does. */
+	private static Set<String> declaredMethods(HandlerMethod handler) {
+		Set<String> methods = new HashSet<>();
+		for (AnnotatedElement element : new AnnotatedElement[] { handler.getBeanType(), handler.getMethod() }) {
+			RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(element, RequestMapping.class);
+			if (mapping != null) {
+				for (RequestMethod method : mapping.method()) {
+					methods.add(method.name());
+				}
+			}
+		}
+		return Set.copyOf(methods);
 	}
 
 	private final class RequestCallContext implements CallContext {
@@ -79,7 +103,7 @@ public final class WebCallContextProvider implements CallContextProvider {
 		public String handlerRouteName(Method method) {
 			Object handler = this.request.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE);
 			if (handler instanceof HandlerMethod handlerMethod && handlerMethod.getMethod().equals(method)) {
-				return routeName(this.request);
+				return routeName(this.request, handlerMethod);
 			}
 			return null;
 		}
@@ -105,8 +129,8 @@ public final class WebCallContextProvider implements CallContextProvider {
 		}
 
 		@Override
-		public void rejected(RateLimitResult result) {
-			WebCallContextProvider.this.limiter.rejected(result, this.request);
+		public void rejected(RateLimitResult result, boolean refundEarlierStages) {
+			WebCallContextProvider.this.limiter.rejected(result, this.request, refundEarlierStages);
 		}
 
 	}

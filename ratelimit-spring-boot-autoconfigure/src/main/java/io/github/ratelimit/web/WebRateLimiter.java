@@ -9,6 +9,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.StringUtils;
+import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.util.UrlPathHelper;
 
 import io.github.ratelimit.core.Acquisition;
@@ -50,19 +51,20 @@ public final class WebRateLimiter {
 	/**
 	 * The route limits matching a request. The path is decoded, stripped of path
 	 * parameters and normalised first, so that {@code //api/./reports;x} cannot slip past
-	 * a pattern for {@code /api/reports}.
+	 * a pattern for {@code /api/reports}. CORS preflight requests are not limited.
 	 * @param request the request
 	 * @return the matching route limits
 	 */
 	public List<RouteLimit> matchRoutes(HttpServletRequest request) {
-		if (this.routes.isEmpty()) {
+		if (this.routes.isEmpty() || CorsUtils.isPreFlightRequest(request)) {
 			return List.of();
 		}
 		String path = StringUtils.cleanPath(PATHS.getPathWithinApplication(request));
 		if (!path.startsWith("/")) {
 			path = "/" + path;
 		}
-		PathContainer container = PathContainer.parsePath(path);
+		// the path is decoded already: parse it without decoding it a second time
+		PathContainer container = PathContainer.parsePath(path, PathContainer.Options.create('/', false));
 		String method = request.getMethod();
 		List<RouteLimit> matched = new ArrayList<>(2);
 		for (RouteLimit route : this.routes) {
@@ -149,15 +151,18 @@ public final class WebRateLimiter {
 	}
 
 	/**
-	 * Records a rejected stage decided elsewhere and gives back what earlier stages
-	 * consumed.
+	 * Records a rejected stage decided elsewhere and, when asked, gives back what earlier
+	 * stages consumed.
 	 * @param result the decisions
 	 * @param request the request
+	 * @param refundEarlierStages whether the earlier stages are given back
 	 */
-	public void rejected(RateLimitResult result, HttpServletRequest request) {
+	public void rejected(RateLimitResult result, HttpServletRequest request, boolean refundEarlierStages) {
 		RequestLimitState state = RequestLimitState.getOrCreate(request);
 		state.record(List.of(), result);
-		state.refundAll(this.limiter);
+		if (refundEarlierStages) {
+			state.refundAll(this.limiter);
+		}
 	}
 
 	/**

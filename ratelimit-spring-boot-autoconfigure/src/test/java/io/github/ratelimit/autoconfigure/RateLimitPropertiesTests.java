@@ -24,7 +24,7 @@ class RateLimitPropertiesTests {
 		RateLimitProperties properties = new RateLimitProperties();
 		assertThat(properties.isEnabled()).isTrue();
 		assertThat(properties.getStore()).isEqualTo(StoreType.AUTO);
-		assertThat(properties.getDefaultKey()).containsExactly(KeySource.PRINCIPAL, KeySource.TENANT, KeySource.IP);
+		assertThat(properties.getDefaultKey()).containsExactly(KeySource.PRINCIPAL, KeySource.IP);
 		assertThat(properties.getFailMode()).isEqualTo(FailMode.OPEN);
 		assertThat(properties.getFallbackFactor()).isEqualTo(0.5);
 		assertThat(properties.getHeaders()).isEqualTo(HeaderStyle.IETF);

@@ -184,6 +184,33 @@ class AnnotatedLimitsIntegrationTests {
 	}
 
 	@Test
+	void handlerMappedToEveryMethodHasOneBucketForAllOfThem() {
+		assertThat(this.http.get("/any-method").statusCode()).isEqualTo(200);
+		HttpResponse<String> post = this.http.post("/any-method", "");
+		assertThat(post.statusCode()).isEqualTo(200);
+		assertThat(post.headers().firstValue("RateLimit")).hasValue("\"/any-method\";r=0;t=1800");
+		assertThat(this.http.head("/any-method").statusCode()).isEqualTo(429);
+		assertThat(this.http.get("/any-method").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void rejectedNestedCallDoesNotRefundTheHandlerThatRan() {
+		assertThat(this.http.get("/outer").body()).isEqualTo("inner");
+		assertThat(this.http.get("/outer").body()).isEqualTo("degraded");
+		HttpResponse<String> third = this.http.get("/outer");
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(third.body()).contains("\"violated-policies\":[\"outer\"]");
+	}
+
+	@Test
+	void rotatingTenantHeadersDoNotEscapeTheDefaultKey() {
+		for (int i = 0; i < 5; i++) {
+			assertThat(this.http.get("/things/" + i, "X-Tenant-Id", "tenant-" + i).statusCode()).isEqualTo(200);
+		}
+		assertThat(this.http.get("/things/5", "X-Tenant-Id", "tenant-new").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void headRequestsDrawFromTheGetBucket() {
 		for (int i = 0; i < 3; i++) {
 			assertThat(this.http.get("/things/" + i).statusCode()).isEqualTo(200);

@@ -163,6 +163,23 @@ public class E2eApplication {
 			return "still served";
 		}
 
+		@RateLimited(capacity = 2, period = "1h", key = KeySource.IP)
+		@org.springframework.web.bind.annotation.RequestMapping("/any-method")
+		String anyMethod() {
+			return "any";
+		}
+
+		@RateLimited(name = "outer", capacity = 2, period = "1h", key = KeySource.GLOBAL)
+		@GetMapping("/outer")
+		String outer() {
+			try {
+				return this.quotes.inner();
+			}
+			catch (io.github.ratelimit.RateLimitExceededException ex) {
+				return "degraded";
+			}
+		}
+
 		@GetMapping("/private/guarded")
 		String guarded() {
 			return "guarded";
@@ -193,6 +210,11 @@ public class E2eApplication {
 
 		public String next() {
 			return "quote";
+		}
+
+		@RateLimited(name = "inner", capacity = 1, period = "1h", key = KeySource.GLOBAL)
+		public String inner() {
+			return "inner";
 		}
 
 	}

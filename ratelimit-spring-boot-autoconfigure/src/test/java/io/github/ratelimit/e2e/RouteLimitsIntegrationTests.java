@@ -61,6 +61,37 @@ class RouteLimitsIntegrationTests {
 	}
 
 	@Test
+	void headRequestsCountAgainstGetRoutes() {
+		for (int i = 0; i < 4; i++) {
+			assertThat(this.http.get("/routed/" + i).statusCode()).isEqualTo(200);
+		}
+		assertThat(this.http.head("/routed/9").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void corsPreflightIsNotCharged() {
+		for (int i = 0; i < 6; i++) {
+			assertThat(this.http.options("/routed/1", "Origin", "https://app.example", "Access-Control-Request-Method",
+					"GET").statusCode()).isNotEqualTo(429);
+		}
+		assertThat(this.http.get("/routed/1").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void encodedPercentInThePathNeverFailsTheFilter() {
+		assertThat(this.http.get("/routed/%25zz").statusCode()).isNotEqualTo(500);
+		assertThat(this.http.get("/anything/%25").statusCode()).isNotEqualTo(500);
+	}
+
+	@Test
+	void principalRouteIsNotChargedWhenSpringSecurityRejectsTheRequest() {
+		String[] wrong = HttpTestClient.basic("alice", "wrong");
+		for (int i = 0; i < 4; i++) {
+			assertThat(this.http.get("/private/routed", wrong).statusCode()).isEqualTo(401);
+		}
+	}
+
+	@Test
 	void spoofedForwardedForFromAnUntrustedPeerIsIgnored() {
 		for (int i = 0; i < 4; i++) {
 			assertThat(this.http.get("/routed/a", "X-Forwarded-For", "203.0.113." + i).statusCode()).isEqualTo(200);
