@@ -1,0 +1,107 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.MutableClock;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimitStoreContractTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The store contract against a real Redis server, with the time passed explicitly, plus
+ * what only the Redis store does: Redis time, TTLs, readable keys and a lost script cache.
+ */
+class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisTestServer.shared().connectionFactory();
+		redis = new StringRedisTemplate(connectionFactory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@Override
+	protected RateLimitStore createStore(MutableClock clock) {
+		RedisTestServer.shared().flushAll();
+		return new RedisRateLimitStore(connectionFactory, "test:", clock);
+	}
+
+	@Test
+	void decidesOnRedisTimeWhenNoClockIsGiven() {
+		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		RateLimit limit = RateLimit.of("redis-time", Algorithm.TOKEN_BUCKET, 2, Duration.ofHours(1));
+		long before = System.currentTimeMillis() * 1000;
+		RateLimitResult result = store.tryAcquire(List.of(new Acquisition(limit, "user:a", 1)));
+		long after = System.currentTimeMillis() * 1000;
+		assertThat(result.allowed()).isTrue();
+		// same machine: Redis TIME lies between the two readings, give or take a millisecond
+		assertThat(result.timestampMicros()).isBetween(before - 1_000, after + 1_000);
+	}
+
+	@Test
+	void everyAlgorithmWritesReadableKeysThatExpire() {
+		for (Algorithm algorithm : Algorithm.values()) {
+			RateLimit limit = RateLimit.of("GET /orders/{id} " + algorithm, algorithm, 5, Duration.ofMinutes(1));
+			Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
+			assertThat(store().tryAcquire(List.of(acquisition)).allowed()).isTrue();
+			String key = ((RedisRateLimitStore) store()).key(acquisition);
+			assertThat(key).isEqualTo("test:{user:alice}:GET /orders/{id} " + algorithm);
+			assertThat(redis.getExpire(key)).as("TTL of %s", key).isPositive();
+			if (algorithm == Algorithm.SLIDING_WINDOW_LOG) {
+				assertThat(redis.getExpire(key + ":sum")).isPositive();
+			}
+		}
+		assertThat(redis.keys("test:*")).allSatisfy((key) -> assertThat(redis.getExpire(key)).isPositive());
+	}
+
+	@Test
+	void tokenBucketNeedsOneSmallValuePerIdentity() {
+		RateLimit limit = RateLimit.of("tb", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
+		Acquisition acquisition = new Acquisition(limit, "ip:203.0.113.9", 1);
+		store().tryAcquire(List.of(acquisition));
+		String key = ((RedisRateLimitStore) store()).key(acquisition);
+		assertThat(redis.keys("test:*")).containsExactly(key);
+		assertThat(redis.opsForValue().get(key)).matches("\\d{16}");
+	}
+
+	@Test
+	void reloadsScriptsAfterTheServerLostThem() {
+		RateLimit limit = RateLimit.of("flush", Algorithm.FIXED_WINDOW, 3, Duration.ofMinutes(1));
+		Acquisition acquisition = new Acquisition(limit, "user:a", 1);
+		assertThat(store().tryAcquire(List.of(acquisition)).decisions().get(0).remaining()).isEqualTo(2);
+		redis.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+		assertThat(store().tryAcquire(List.of(acquisition)).decisions().get(0).remaining()).isEqualTo(1);
+	}
+
+	@Test
+	void identitiesCannotOpenAHashTagOfTheirOwn() {
+		RateLimit limit = RateLimit.of("tag", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
+		String key = ((RedisRateLimitStore) store()).key(new Acquisition(limit, "x}{evil", 1));
+		assertThat(key).isEqualTo("test:{x%7D%7Bevil}:tag");
+	}
+
+}
