@@ -279,12 +279,51 @@ public class RateLimitProperties {
 		 */
 		private String keyPrefix = "ratelimit:";
 
+		/**
+		 * Longest time a request waits for Redis; then the fallback (or, for fail-closed limits, a 503) answers.
+		 */
+		private Duration timeout = Duration.ofMillis(250);
+
+		/**
+		 * Consecutive Redis failures after which the circuit breaker stops calling Redis.
+		 */
+		private int failureThreshold = 5;
+
+		/**
+		 * How long the open circuit breaker waits before probing Redis again.
+		 */
+		private Duration probeInterval = Duration.ofSeconds(5);
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
 
 		public void setKeyPrefix(String keyPrefix) {
 			this.keyPrefix = keyPrefix;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getProbeInterval() {
+			return this.probeInterval;
+		}
+
+		public void setProbeInterval(Duration probeInterval) {
+			this.probeInterval = probeInterval;
 		}
 
 	}
@@ -323,6 +362,19 @@ public class RateLimitProperties {
 		 * Key sources tried in order; the first available for the request wins.
 		 */
 		private List<KeySource> key = new ArrayList<>();
+
+		/**
+		 * What this limit does when its store fails; unset means ratelimit.fail-mode.
+		 */
+		private FailMode failMode;
+
+		public FailMode getFailMode() {
+			return this.failMode;
+		}
+
+		public void setFailMode(FailMode failMode) {
+			this.failMode = failMode;
+		}
 
 		public Algorithm getAlgorithm() {
 			return this.algorithm;

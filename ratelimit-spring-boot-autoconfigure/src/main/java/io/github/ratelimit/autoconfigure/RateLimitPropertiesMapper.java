@@ -29,7 +29,7 @@ final class RateLimitPropertiesMapper {
 		validateGeneral(properties);
 		Map<String, LimitSettings> policies = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> policies.put(name, settings(policy)));
-		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey());
+		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey(), properties.getFailMode());
 		properties.getPolicies().forEach((name, policy) -> {
 			if (policy.getCapacity() != null) {
 				resolver.validatePolicy(name);
@@ -57,6 +57,20 @@ final class RateLimitPropertiesMapper {
 			throw new RateLimitConfigurationException("ratelimit.redis.key-prefix",
 					"must be set and must not contain braces: " + prefix,
 					"Use a plain prefix such as ratelimit: (braces would pin every key to one cluster slot)");
+		}
+		RateLimitProperties.Redis redis = properties.getRedis();
+		if (redis.getTimeout() == null || redis.getTimeout().isNegative() || redis.getTimeout().isZero()) {
+			throw new RateLimitConfigurationException("ratelimit.redis.timeout", "must be positive: " + redis.getTimeout(),
+					"Use a short duration such as 250ms: it is added to a request when Redis hangs");
+		}
+		if (redis.getFailureThreshold() < 1) {
+			throw new RateLimitConfigurationException("ratelimit.redis.failure-threshold",
+					"must be at least 1: " + redis.getFailureThreshold(), "Use a small count such as 5");
+		}
+		if (redis.getProbeInterval() == null || redis.getProbeInterval().isNegative()
+				|| redis.getProbeInterval().isZero()) {
+			throw new RateLimitConfigurationException("ratelimit.redis.probe-interval",
+					"must be positive: " + redis.getProbeInterval(), "Use a duration such as 5s");
 		}
 		tenantPattern(properties);
 		clientIpResolver(properties);
@@ -100,7 +114,7 @@ final class RateLimitPropertiesMapper {
 
 	static LimitSettings settings(RateLimitProperties.Policy policy) {
 		return new LimitSettings(policy.getAlgorithm(), policy.getCapacity(), policy.getRefillTokens(),
-				policy.getPeriod(), policy.getCost(), policy.getKey(), null);
+				policy.getPeriod(), policy.getCost(), policy.getKey(), null, policy.getFailMode());
 	}
 
 }

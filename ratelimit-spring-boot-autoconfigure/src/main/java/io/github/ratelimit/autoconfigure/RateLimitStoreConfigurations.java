@@ -8,7 +8,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.core.CircuitBreaker;
+import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.core.RateLimitClock;
@@ -29,10 +35,20 @@ final class RateLimitStoreConfigurations {
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	static class Redis {
 
+		private static final Log logger = LogFactory.getLog(FailoverRateLimitStore.class);
+
 		@Bean
-		RedisRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
-				RateLimitProperties properties) {
-			return new RedisRateLimitStore(redisConnectionFactory, properties.getRedis().getKeyPrefix());
+		FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
+				RateLimitProperties properties, RateLimitClock rateLimitClock) {
+			RateLimitProperties.Redis redis = properties.getRedis();
+			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
+					redis.getTimeout());
+			InMemoryRateLimitStore fallback = new InMemoryRateLimitStore(rateLimitClock,
+					properties.getMemory().getMaximumKeys());
+			CircuitBreaker breaker = new CircuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval().toNanos());
+			ThrottledLog failureLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
+			return new FailoverRateLimitStore(primary, fallback, properties.getFallbackFactor(), breaker, failureLog,
+					logger::warn, logger::info);
 		}
 
 	}

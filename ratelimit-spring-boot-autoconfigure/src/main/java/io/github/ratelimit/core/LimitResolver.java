@@ -8,6 +8,7 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitConfigurationException;
 
@@ -28,6 +29,8 @@ public final class LimitResolver {
 
 	private final List<KeySource> defaultKey;
 
+	private final FailMode defaultFailMode;
+
 	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
 
 	/**
@@ -36,8 +39,19 @@ public final class LimitResolver {
 	 * @param defaultKey the key chain of limits that name none
 	 */
 	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey) {
+		this(policies, defaultKey, FailMode.OPEN);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode) {
 		this.policies = Map.copyOf(policies);
 		this.defaultKey = List.copyOf(defaultKey);
+		this.defaultFailMode = defaultFailMode;
 	}
 
 	/**
@@ -133,7 +147,8 @@ public final class LimitResolver {
 		}
 		RateLimit limit;
 		try {
-			limit = new RateLimit(name, algorithm, capacity, refill, period);
+			FailMode failMode = (merged.failMode() != null) ? merged.failMode() : this.defaultFailMode;
+			limit = new RateLimit(name, algorithm, capacity, refill, period, failMode);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(origins.of(LimitSettings::capacity, "capacity"), ex.getMessage(),
@@ -160,7 +175,7 @@ public final class LimitResolver {
 
 	private static String describe(RateLimit limit) {
 		return limit.algorithm() + " capacity=" + limit.capacity() + " refill-tokens=" + limit.refillTokens()
-				+ " period=" + limit.period();
+				+ " period=" + limit.period() + " fail-mode=" + limit.failMode();
 	}
 
 	private record Resolved(RateLimit limit, String origin) {

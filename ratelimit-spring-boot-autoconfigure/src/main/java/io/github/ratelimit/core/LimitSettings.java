@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 
 /**
@@ -18,16 +19,32 @@ import io.github.ratelimit.KeySource;
  * @param cost quota units one request consumes
  * @param key the key chain; empty means not set
  * @param keyExpression SpEL expression for the identity; empty means not set
+ * @param failMode what the limit does when its store fails
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-		List<KeySource> key, String keyExpression) {
+		List<KeySource> key, String keyExpression, FailMode failMode) {
 
 	/** Settings that set nothing. */
-	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null);
+	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null);
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
 		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+	}
+
+	/**
+	 * Settings that leave the fail mode unset.
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period
+	 * @param period the period
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression
+	 */
+	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
+			List<KeySource> key, String keyExpression) {
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, null);
 	}
 
 	/**
@@ -39,7 +56,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		return new LimitSettings(pick(override.algorithm, this.algorithm), pick(override.capacity, this.capacity),
 				pick(override.refillTokens, this.refillTokens), pick(override.period, this.period),
 				pick(override.cost, this.cost), override.key.isEmpty() ? this.key : override.key,
-				pick(override.keyExpression, this.keyExpression));
+				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {

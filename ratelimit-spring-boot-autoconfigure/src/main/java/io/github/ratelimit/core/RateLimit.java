@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
 
 /**
  * One effective limit: a name (which identifies its buckets), an algorithm and its
@@ -15,8 +16,10 @@ import io.github.ratelimit.Algorithm;
  * @param capacity bucket size, or requests per window
  * @param refillTokens tokens added per period (bucket algorithms); 0 means capacity
  * @param period refill period or window length
+ * @param failMode what the limit does when its store cannot answer
  */
-public record RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period) {
+public record RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period,
+		FailMode failMode) {
 
 	/** Largest time span the stores compute with exactly (2^53 microseconds, about 285 years). */
 	static final long MAX_SPAN_MICROS = 1L << 53;
@@ -25,6 +28,7 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		Objects.requireNonNull(name, "name must not be null");
 		Objects.requireNonNull(algorithm, "algorithm must not be null");
 		Objects.requireNonNull(period, "period must not be null");
+		Objects.requireNonNull(failMode, "failMode must not be null");
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("name must not be blank");
 		}
@@ -56,6 +60,33 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 			throw new IllegalArgumentException(
 					"capacity " + capacity + " per " + period + " is too large; use a shorter period");
 		}
+	}
+
+	/**
+	 * Creates a limit that fails open.
+	 * @param name the name
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period; 0 means capacity
+	 * @param period the period
+	 */
+	public RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period) {
+		this(name, algorithm, capacity, refillTokens, period, FailMode.OPEN);
+	}
+
+	/**
+	 * This limit scaled down to a share of its quota (capacity and refill), at least one
+	 * unit each, as the local fallback enforces it while the store is failing.
+	 * @param factor the share, in (0, 1]
+	 * @return the reduced limit, with the same name
+	 */
+	public RateLimit scaledBy(double factor) {
+		if (factor >= 1) {
+			return this;
+		}
+		long reducedCapacity = Math.max(1, (long) Math.floor(this.capacity * factor));
+		long reducedRefill = Math.max(1, (long) Math.floor(this.refillTokens * factor));
+		return new RateLimit(this.name, this.algorithm, reducedCapacity, reducedRefill, this.period, this.failMode);
 	}
 
 	/**

@@ -1,13 +1,26 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -39,7 +52,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
 
-	private final StringRedisTemplate redis;
+	private final ScriptExecutor executor;
 
 	private final String keyPrefix;
 
@@ -63,10 +76,25 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * @param clock the clock to decide at, or {@code null} to use Redis {@code TIME}
 	 */
 	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock) {
+		this(connectionFactory, keyPrefix, clock, null);
+	}
+
+	/**
+	 * Creates a store whose calls take at most {@code timeout}.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix prefix of every key
+	 * @param clock the clock to decide at, or {@code null} to use Redis {@code TIME}
+	 * @param timeout longest wait for Redis per call, or {@code null} for the connection's
+	 * own command timeout; applied with Lettuce, whose commands run asynchronously
+	 */
+	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock,
+			Duration timeout) {
 		if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("key prefix must not contain braces: " + keyPrefix);
 		}
-		this.redis = new StringRedisTemplate(connectionFactory);
+		this.executor = (connectionFactory instanceof LettuceConnectionFactory lettuce && timeout != null)
+				? new LettuceScriptExecutor(lettuce, SCRIPT, timeout)
+				: new TemplateScriptExecutor(new StringRedisTemplate(connectionFactory), SCRIPT);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 		this.cluster = isCluster(connectionFactory);
@@ -154,7 +182,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			args.add(Long.toString(isBucket(limit.algorithm()) ? limit.emissionIntervalMicros() : limit.periodMicros()));
 			args.add(Long.toString(acquisition.cost()));
 		}
-		List<?> reply = this.redis.execute(SCRIPT, keys, args.toArray());
+		List<?> reply = this.executor.execute(keys, args);
 		if (reply == null || reply.isEmpty()) {
 			throw new IllegalStateException("Rate limit script returned no reply");
 		}
@@ -179,12 +207,102 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return groups;
 	}
 
+	/** Runs the composed script. */
+	private interface ScriptExecutor {
+
+		List<?> execute(List<String> keys, List<String> args);
+
+	}
+
+	/** Through Spring Data Redis: EVALSHA with EVAL fallback, bounded by the connection's timeout. */
+	private record TemplateScriptExecutor(StringRedisTemplate redis,
+			@SuppressWarnings("rawtypes") RedisScript<List> script) implements ScriptExecutor {
+
+		@Override
+		public List<?> execute(List<String> keys, List<String> args) {
+			return this.redis.execute(this.script, keys, args.toArray());
+		}
+
+	}
+
+	/**
+	 * Through Lettuce's asynchronous API on the application's shared connection, so that
+	 * each call waits at most the configured timeout whatever the connection's command
+	 * timeout is. EVALSHA first; EVAL when the server lost the script.
+	 */
+	private static final class LettuceScriptExecutor implements ScriptExecutor {
+
+		private final LettuceConnectionFactory connectionFactory;
+
+		private final String sha;
+
+		private final byte[] script;
+
+		private final long timeoutNanos;
+
+		@SuppressWarnings("rawtypes")
+		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, RedisScript<List> script, Duration timeout) {
+			this.connectionFactory = connectionFactory;
+			this.sha = script.getSha1();
+			this.script = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
+			this.timeoutNanos = timeout.toNanos();
+		}
+
+		@Override
+		@SuppressWarnings("unchecked")
+		public List<?> execute(List<String> keys, List<String> args) {
+			byte[][] keyBytes = bytes(keys);
+			byte[][] argBytes = bytes(args);
+			long deadline = System.nanoTime() + this.timeoutNanos;
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+					.getNativeConnection();
+				try {
+					return await(commands.evalsha(this.sha, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
+				}
+				catch (RedisNoScriptException ex) {
+					return await(commands.eval(this.script, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
+				}
+			}
+		}
+
+		private static List<?> await(RedisFuture<List<Object>> future, long deadline) {
+			try {
+				return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				future.cancel(true);
+				throw new QueryTimeoutException("Redis did not answer the rate limit script in time", ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				future.cancel(true);
+				throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
+			}
+			catch (ExecutionException ex) {
+				if (ex.getCause() instanceof RedisNoScriptException noScript) {
+					throw noScript;
+				}
+				throw new RedisSystemException("Rate limit script failed: " + ex.getCause().getMessage(), ex.getCause());
+			}
+		}
+
+		private static byte[][] bytes(List<String> values) {
+			byte[][] bytes = new byte[values.size()][];
+			for (int i = 0; i < bytes.length; i++) {
+				bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+			}
+			return bytes;
+		}
+
+	}
+
 	private static long number(List<?> reply, int index) {
 		return ((Number) reply.get(index)).longValue();
 	}
 
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
-		if (connectionFactory instanceof org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory lettuce) {
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			return lettuce.isClusterAware();
 		}
 		return false;

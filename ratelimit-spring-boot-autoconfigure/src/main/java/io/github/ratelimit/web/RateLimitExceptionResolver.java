@@ -10,9 +10,11 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.RateLimitUnavailableException;
 
 /**
- * Turns {@link RateLimitExceededException} into a {@code 429} problem response. Ordered
+ * Turns {@link RateLimitExceededException} into a {@code 429} problem response, and
+ * {@link RateLimitUnavailableException} into a {@code 503}. Ordered
  * ahead of Spring MVC's {@code @ExceptionHandler} resolution, so an application's
  * catch-all handler cannot swallow it.
  */
@@ -34,11 +36,17 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	@Override
 	public ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response, Object handler,
 			Exception ex) {
-		if (!(ex instanceof RateLimitExceededException exceeded) || response.isCommitted()) {
+		if (response.isCommitted()
+				|| !(ex instanceof RateLimitExceededException || ex instanceof RateLimitUnavailableException)) {
 			return null;
 		}
 		try {
-			this.limiter.writeRejection(request, response, exceeded.getDecisions());
+			if (ex instanceof RateLimitExceededException exceeded) {
+				this.limiter.writeRejection(request, response, exceeded.getDecisions());
+			}
+			else {
+				this.limiter.writeUnavailable(request, response, (RateLimitUnavailableException) ex);
+			}
 		}
 		catch (IOException writeFailure) {
 			return null;

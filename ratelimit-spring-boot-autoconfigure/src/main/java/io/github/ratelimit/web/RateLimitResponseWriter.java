@@ -8,6 +8,7 @@ import java.util.stream.Collectors;
 
 import jakarta.servlet.http.HttpServletResponse;
 
+import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.core.RateLimitDecision;
 
 /**
@@ -17,6 +18,9 @@ public final class RateLimitResponseWriter {
 
 	/** Problem type of a rejection. */
 	public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+	/** Problem type of a fail-closed limit whose store is down. */
+	public static final String TEMPORARY_REDUCED_CAPACITY = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
 	private static final String QUOTA_EXCEEDED_TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
 
@@ -74,18 +78,45 @@ public final class RateLimitResponseWriter {
 				ceilSeconds(rejections.stream().mapToLong(RateLimitDecision::retryAfterMicros).max().orElse(0)));
 		List<String> violated = rejections.stream().map((d) -> d.limit().name()).distinct().toList();
 		response.resetBuffer();
-		response.setStatus(429);
 		writeHeaders(response, decisions);
-		response.setHeader("Retry-After", Long.toString(retryAfter));
-		response.setHeader("Cache-Control", "no-store");
-		response.setContentType("application/problem+json");
-		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
 		String detail = "Rate limit exceeded for " + String.join(", ", violated) + "; retry after " + retryAfter
 				+ ((retryAfter == 1) ? " second." : " seconds.");
 		String body = "{\"type\":" + json(QUOTA_EXCEEDED) + ",\"title\":" + json(QUOTA_EXCEEDED_TITLE)
 				+ ",\"status\":429,\"detail\":" + json(detail) + ",\"violated-policies\":"
 				+ violated.stream().map(RateLimitResponseWriter::json).collect(Collectors.joining(",", "[", "]"))
 				+ "}";
+		writeProblem(response, 429, retryAfter, body);
+	}
+
+	/**
+	 * Answers {@code 503 Service Unavailable}: fail-closed limits could not be decided
+	 * because their store is failing.
+	 * @param response the response
+	 * @param unavailable what could not be decided, and when to retry
+	 * @throws IOException when the body cannot be written
+	 */
+	public void writeUnavailable(HttpServletResponse response, RateLimitUnavailableException unavailable)
+			throws IOException {
+		if (response.isCommitted()) {
+			return;
+		}
+		long retryAfter = Math.max(1, ceilSeconds(unavailable.getRetryAfter().toNanos() / 1_000));
+		String detail = "Rate limits " + String.join(", ", unavailable.getLimits())
+				+ " cannot be checked right now; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
+		String body = "{\"type\":" + json(TEMPORARY_REDUCED_CAPACITY) + ",\"title\":" + json("Temporary reduced capacity")
+				+ ",\"status\":503,\"detail\":" + json(detail) + ",\"limits\":"
+				+ unavailable.getLimits().stream().map(RateLimitResponseWriter::json).collect(Collectors.joining(",", "[", "]"))
+				+ "}";
+		writeProblem(response, 503, retryAfter, body);
+	}
+
+	private static void writeProblem(HttpServletResponse response, int status, long retryAfter, String body)
+			throws IOException {
+		response.setStatus(status);
+		response.setHeader("Retry-After", Long.toString(retryAfter));
+		response.setHeader("Cache-Control", "no-store");
+		response.setContentType("application/problem+json");
+		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
 		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 		response.setContentLength(bytes.length);
 		response.getOutputStream().write(bytes);

@@ -12,6 +12,7 @@ import org.springframework.util.StringUtils;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.util.UrlPathHelper;
 
+import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.RateLimitResult;
@@ -121,7 +122,15 @@ public final class WebRateLimiter {
 	 */
 	public boolean decide(List<Acquisition> acquisitions, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
-		RateLimitResult result = this.limiter.acquire(acquisitions);
+		RateLimitResult result;
+		try {
+			result = this.limiter.acquire(acquisitions);
+		}
+		catch (RateLimitUnavailableException ex) {
+			RequestLimitState.getOrCreate(request).refundAll(this.limiter);
+			this.writer.writeUnavailable(response, ex);
+			return false;
+		}
 		RequestLimitState state = RequestLimitState.getOrCreate(request);
 		if (!result.allowed()) {
 			state.record(acquisitions, result);
@@ -185,6 +194,23 @@ public final class WebRateLimiter {
 			}
 		}
 		this.writer.writeRejection(response, all);
+	}
+
+	/**
+	 * Answers {@code 503} for fail-closed limits whose store is down, giving back what
+	 * earlier stages consumed.
+	 * @param request the request
+	 * @param response the response
+	 * @param unavailable what could not be decided
+	 * @throws IOException when the body cannot be written
+	 */
+	public void writeUnavailable(HttpServletRequest request, HttpServletResponse response,
+			RateLimitUnavailableException unavailable) throws IOException {
+		RequestLimitState state = RequestLimitState.get(request);
+		if (state != null) {
+			state.refundAll(this.limiter);
+		}
+		this.writer.writeUnavailable(response, unavailable);
 	}
 
 	/**

@@ -1,0 +1,159 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.RateLimitUnavailableException;
+
+/**
+ * Puts a remote store behind a circuit breaker and a local fallback. While the remote
+ * store answers, it decides. When it fails or times out, fail-open limits are decided by
+ * a local store enforcing {@code fallbackFactor} of each limit, and fail-closed limits
+ * throw {@link RateLimitUnavailableException}. After repeated failures the breaker stops
+ * calling the remote store and probes it again after its open time, so decisions return
+ * to it automatically once it recovers. Failures and recoveries are logged at most once
+ * per interval.
+ */
+public final class FailoverRateLimitStore implements RateLimitStore {
+
+	private final RateLimitStore primary;
+
+	private final RateLimitStore fallback;
+
+	private final double fallbackFactor;
+
+	private final CircuitBreaker breaker;
+
+	private final ThrottledLog failureLog;
+
+	private final Consumer<String> warn;
+
+	private final Consumer<String> info;
+
+	private final Map<RateLimit, RateLimit> reduced = new ConcurrentHashMap<>();
+
+	private volatile boolean fallbackActive;
+
+	/**
+	 * Creates a failover store.
+	 * @param primary the remote store
+	 * @param fallback the local store deciding while the remote one fails
+	 * @param fallbackFactor share of each limit the fallback enforces, in (0, 1]
+	 * @param breaker the breaker guarding the remote store
+	 * @param failureLog throttles failure messages
+	 * @param warn where failure messages go
+	 * @param info where recovery messages go
+	 */
+	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, double fallbackFactor,
+			CircuitBreaker breaker, ThrottledLog failureLog, Consumer<String> warn, Consumer<String> info) {
+		if (!(fallbackFactor > 0 && fallbackFactor <= 1)) {
+			throw new IllegalArgumentException("fallbackFactor must be in (0, 1]: " + fallbackFactor);
+		}
+		this.primary = primary;
+		this.fallback = fallback;
+		this.fallbackFactor = fallbackFactor;
+		this.breaker = breaker;
+		this.failureLog = failureLog;
+		this.warn = warn;
+		this.info = info;
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		RuntimeException failure = null;
+		if (this.breaker.tryAcquirePermission()) {
+			try {
+				RateLimitResult result = this.primary.tryAcquire(acquisitions);
+				onSuccess();
+				return result;
+			}
+			catch (RuntimeException ex) {
+				failure = ex;
+				onFailure(ex);
+			}
+		}
+		return decideLocally(acquisitions, failure);
+	}
+
+	@Override
+	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		if (this.fallbackActive) {
+			this.fallback.refund(reduce(acquisitions), timestampMicros);
+			return;
+		}
+		try {
+			this.primary.refund(acquisitions, timestampMicros);
+		}
+		catch (RuntimeException ex) {
+			// a refund is a courtesy: the request was rejected anyway
+			this.failureLog.log("Rate limit store failed to refund: " + ex, this.warn);
+		}
+	}
+
+	/**
+	 * Whether the local fallback is deciding because the remote store is failing.
+	 * @return whether the fallback is active
+	 */
+	public boolean isFallbackActive() {
+		return this.fallbackActive;
+	}
+
+	/**
+	 * The breaker guarding the remote store.
+	 * @return the breaker
+	 */
+	public CircuitBreaker getBreaker() {
+		return this.breaker;
+	}
+
+	private RateLimitResult decideLocally(List<Acquisition> acquisitions, RuntimeException failure) {
+		this.fallbackActive = true;
+		List<String> closed = acquisitions.stream()
+			.filter((acquisition) -> acquisition.limit().failMode() == FailMode.CLOSED)
+			.map((acquisition) -> acquisition.limit().name())
+			.distinct()
+			.toList();
+		if (!closed.isEmpty()) {
+			long wait = Math.max(this.breaker.nanosUntilProbe(), 1_000_000_000L);
+			throw new RateLimitUnavailableException(closed, Duration.ofNanos(wait), failure);
+		}
+		return this.fallback.tryAcquire(reduce(acquisitions));
+	}
+
+	private List<Acquisition> reduce(List<Acquisition> acquisitions) {
+		List<Acquisition> reducedAcquisitions = new ArrayList<>(acquisitions.size());
+		for (Acquisition acquisition : acquisitions) {
+			RateLimit limit = this.reduced.computeIfAbsent(acquisition.limit(),
+					(original) -> original.scaledBy(this.fallbackFactor));
+			reducedAcquisitions.add(new Acquisition(limit, acquisition.identity(),
+					Math.min(acquisition.cost(), limit.capacity())));
+		}
+		return reducedAcquisitions;
+	}
+
+	private void onSuccess() {
+		if (this.breaker.onSuccess() || this.fallbackActive) {
+			this.fallbackActive = false;
+			this.info.accept("Rate limit store recovered; decisions are back on it");
+		}
+	}
+
+	private void onFailure(RuntimeException ex) {
+		boolean opened = this.breaker.onFailure();
+		String message = "Rate limit store failed (" + ex.getClass().getSimpleName() + ": " + ex.getMessage()
+				+ "); the local fallback decides fail-open limits at " + this.fallbackFactor + " of their quota"
+				+ (opened ? "; circuit breaker opened" : "");
+		if (opened) {
+			this.warn.accept(message);
+		}
+		else {
+			this.failureLog.log(message, this.warn);
+		}
+	}
+
+}
