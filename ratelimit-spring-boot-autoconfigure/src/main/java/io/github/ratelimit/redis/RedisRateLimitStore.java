@@ -102,6 +102,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		if (acquisitions.isEmpty()) {
+			// no script runs, so there is no Redis time to report (parsing "" would throw)
+			return new RateLimitResult(List.of(), (this.clock != null) ? this.clock.nowMicros() : 0);
+		}
 		RateLimitStore.requireDistinct(acquisitions);
 		Map<Integer, List<Integer>> groups = groupBySlot(acquisitions);
 		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];

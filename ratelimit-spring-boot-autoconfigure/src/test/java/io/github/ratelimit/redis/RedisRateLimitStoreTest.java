@@ -34,6 +34,11 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 	static void connect() {
 		connectionFactory = RedisTestServer.shared().connectionFactory();
 		redis = new StringRedisTemplate(connectionFactory);
+		// the contract's buckets expire in Redis within a second of real time while its clock
+		// stands still: connect, load the script and the classes before the first test
+		RateLimit limit = RateLimit.of("warm-up", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1));
+		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "warm-up:", new MutableClock());
+		assertThat(store.tryAcquire(List.of(new Acquisition(limit, "warm-up", 1))).allowed()).isTrue();
 	}
 
 	@AfterAll
@@ -57,6 +62,15 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		assertThat(result.allowed()).isTrue();
 		// same machine: Redis TIME lies between the two readings, give or take a millisecond
 		assertThat(result.timestampMicros()).isBetween(before - 1_000, after + 1_000);
+	}
+
+	@Test
+	void decidesAnEmptyRequestOnRedisTimeAsAllowed() {
+		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		RateLimitResult result = store.tryAcquire(List.of());
+		assertThat(result.allowed()).isTrue();
+		assertThat(result.decisions()).isEmpty();
+		store.refund(List.of(), result.timestampMicros());
 	}
 
 	@Test

@@ -1,0 +1,116 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.redis.RedisTestServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which store the auto-configuration picks, with and without Redis.
+ */
+class RateLimitStoreAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class));
+
+	private ApplicationContextRunner withRedis() {
+		RedisTestServer redis = RedisTestServer.shared();
+		return this.contextRunner.withPropertyValues("spring.data.redis.host=" + redis.host(),
+				"spring.data.redis.port=" + redis.port());
+	}
+
+	@Test
+	void usesRedisWhenTheApplicationHasARedisConnectionFactory() {
+		withRedis().run((context) -> {
+			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(RedisRateLimitStore.class);
+			assertThat(context).doesNotHaveBean(InMemoryRateLimitStore.class);
+		});
+	}
+
+	@Test
+	void usesMemoryWhenMemoryIsChosenEvenWithRedis() {
+		withRedis().withPropertyValues("ratelimit.store=memory").run((context) -> {
+			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(InMemoryRateLimitStore.class);
+		});
+	}
+
+	@Test
+	void usesRedisWhenRedisIsChosen() {
+		withRedis().withPropertyValues("ratelimit.store=redis").run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(RedisRateLimitStore.class);
+		});
+	}
+
+	@Test
+	void usesMemoryWithoutRedisOnTheClasspath() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean("redisConnectionFactory");
+				assertThat(context).hasSingleBean(RateLimitStore.class);
+				assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(InMemoryRateLimitStore.class);
+				assertThat(context).hasSingleBean(RateLimiter.class);
+			});
+	}
+
+	@Test
+	void failsWhenRedisIsChosenButNotOnTheClasspath() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessageContaining("ratelimit.store")
+				.hasMessageContaining("RedisConnectionFactory"));
+	}
+
+	@Test
+	void userStoreWinsOverRedis() {
+		InMemoryRateLimitStore userStore = new InMemoryRateLimitStore(() -> 0, 10);
+		withRedis().withBean("userStore", RateLimitStore.class, () -> userStore).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isSameAs(userStore);
+		});
+	}
+
+	@Test
+	void keyPrefixPropertyPrefixesTheKeysWrittenToRedis() {
+		RedisTestServer.shared().flushAll();
+		withRedis().withPropertyValues("ratelimit.redis.key-prefix=orders-service:").run((context) -> {
+			RedisRateLimitStore store = context.getBean(RedisRateLimitStore.class);
+			RateLimit limit = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
+			Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
+			assertThat(store.tryAcquire(List.of(acquisition)).allowed()).isTrue();
+			String key = "orders-service:{user:alice}:GET /api/orders/{id}";
+			assertThat(store.key(acquisition)).isEqualTo(key);
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			assertThat(redis.keys("*")).containsExactly(key);
+			assertThat(redis.getExpire(key)).isPositive();
+		});
+	}
+
+}
