@@ -104,6 +104,14 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * The remote store.
+	 * @return the store deciding while it answers
+	 */
+	public RateLimitStore getPrimary() {
+		return this.primary;
+	}
+
+	/**
 	 * The breaker guarding the remote store.
 	 * @return the breaker
 	 */

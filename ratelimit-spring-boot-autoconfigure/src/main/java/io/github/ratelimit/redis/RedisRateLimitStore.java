@@ -21,6 +21,7 @@ import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -53,6 +54,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
 
 	private final ScriptExecutor executor;
+
+	private final StringRedisTemplate template;
 
 	private final String keyPrefix;
 
@@ -92,9 +95,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("key prefix must not contain braces: " + keyPrefix);
 		}
+		this.template = new StringRedisTemplate(connectionFactory);
 		this.executor = (connectionFactory instanceof LettuceConnectionFactory lettuce && timeout != null)
-				? new LettuceScriptExecutor(lettuce, SCRIPT, timeout)
-				: new TemplateScriptExecutor(new StringRedisTemplate(connectionFactory), SCRIPT);
+				? new LettuceScriptExecutor(lettuce, SCRIPT, timeout) : new TemplateScriptExecutor(this.template, SCRIPT);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 		this.cluster = isCluster(connectionFactory);
@@ -153,6 +156,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		for (List<Integer> group : groupBySlot(acquisitions).values()) {
 			run(acquisitions, group, Long.toString(timestampMicros), "refund", null);
 		}
+	}
+
+	/**
+	 * Connects and loads the script ahead of the first request, so that the first request
+	 * does not pay for the connection and the script upload within its timeout.
+	 */
+	public void preload() {
+		this.template.execute((RedisCallback<Object>) (connection) -> {
+			connection.scriptingCommands().scriptLoad(SCRIPT.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+			return null;
+		});
 	}
 
 	/**

@@ -19,6 +19,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.redis.RedisTestServer;
 
@@ -43,7 +44,8 @@ class RateLimitStoreAutoConfigurationTests {
 		withRedis().run((context) -> {
 			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
 			assertThat(context).hasSingleBean(RateLimitStore.class);
-			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(RedisRateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOfSatisfying(FailoverRateLimitStore.class,
+					(store) -> assertThat(store.getPrimary()).isInstanceOf(RedisRateLimitStore.class));
 			assertThat(context).doesNotHaveBean(InMemoryRateLimitStore.class);
 		});
 	}
@@ -61,7 +63,8 @@ class RateLimitStoreAutoConfigurationTests {
 	void usesRedisWhenRedisIsChosen() {
 		withRedis().withPropertyValues("ratelimit.store=redis").run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitStore.class);
-			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(RedisRateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isInstanceOfSatisfying(FailoverRateLimitStore.class,
+					(store) -> assertThat(store.getPrimary()).isInstanceOf(RedisRateLimitStore.class));
 		});
 	}
 
@@ -101,7 +104,7 @@ class RateLimitStoreAutoConfigurationTests {
 	void keyPrefixPropertyPrefixesTheKeysWrittenToRedis() {
 		RedisTestServer.shared().flushAll();
 		withRedis().withPropertyValues("ratelimit.redis.key-prefix=orders-service:").run((context) -> {
-			RedisRateLimitStore store = context.getBean(RedisRateLimitStore.class);
+			RedisRateLimitStore store = (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).getPrimary();
 			RateLimit limit = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
 			Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
 			assertThat(store.tryAcquire(List.of(acquisition)).allowed()).isTrue();

@@ -77,7 +77,8 @@ class RedisStoreIntegrationTests {
 
 	@Test
 	void fourthRequestIsRejectedByTheBucketInRedis() {
-		assertThat(this.store).isInstanceOf(RedisRateLimitStore.class);
+		assertThat(this.store).isInstanceOfSatisfying(io.github.ratelimit.core.FailoverRateLimitStore.class,
+				(failover) -> assertThat(failover.getPrimary()).isInstanceOf(RedisRateLimitStore.class));
 		for (int i = 1; i <= 3; i++) {
 			HttpResponse<String> admitted = get("/r/" + i);
 			assertThat(admitted.statusCode()).isEqualTo(200);
