@@ -54,8 +54,9 @@ final class RateLimitStoreConfigurations {
 					properties.getMemory().getMaximumKeys());
 			CircuitBreaker breaker = new CircuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval().toNanos());
 			ThrottledLog failureLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
+			ThrottledLog recoveryLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
 			return new FailoverRateLimitStore(primary, fallback, properties.getFallbackFactor(), breaker, failureLog,
-					logger::warn, logger::info);
+					recoveryLog, logger::warn, logger::info);
 		}
 
 	}

@@ -81,11 +81,16 @@ public final class CircuitBreaker {
 	}
 
 	/**
-	 * Reports a successful call.
-	 * @return whether this success closed an open breaker (the store recovered)
+	 * Reports a successful call. While the breaker is open this changes nothing: the call
+	 * was let through before it opened, and only the probe may close it, so that a
+	 * flapping store cannot open and close it many times per open time.
+	 * @return whether this success closed the breaker (the store recovered)
 	 */
 	public synchronized boolean onSuccess() {
-		boolean recovered = this.state != State.CLOSED;
+		if (this.state == State.OPEN) {
+			return false;
+		}
+		boolean recovered = this.state == State.HALF_OPEN;
 		this.state = State.CLOSED;
 		this.failures = 0;
 		return recovered;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.ratelimit.FailMode;
@@ -31,13 +32,15 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 
 	private final ThrottledLog failureLog;
 
+	private final ThrottledLog recoveryLog;
+
 	private final Consumer<String> warn;
 
 	private final Consumer<String> info;
 
 	private final Map<RateLimit, RateLimit> reduced = new ConcurrentHashMap<>();
 
-	private volatile boolean fallbackActive;
+	private final AtomicBoolean fallbackActive = new AtomicBoolean();
 
 	/**
 	 * Creates a failover store.
@@ -46,11 +49,13 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	 * @param fallbackFactor share of each limit the fallback enforces, in (0, 1]
 	 * @param breaker the breaker guarding the remote store
 	 * @param failureLog throttles failure messages
+	 * @param recoveryLog throttles recovery messages
 	 * @param warn where failure messages go
 	 * @param info where recovery messages go
 	 */
 	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, double fallbackFactor,
-			CircuitBreaker breaker, ThrottledLog failureLog, Consumer<String> warn, Consumer<String> info) {
+			CircuitBreaker breaker, ThrottledLog failureLog, ThrottledLog recoveryLog, Consumer<String> warn,
+			Consumer<String> info) {
 		if (!(fallbackFactor > 0 && fallbackFactor <= 1)) {
 			throw new IllegalArgumentException("fallbackFactor must be in (0, 1]: " + fallbackFactor);
 		}
@@ -59,6 +64,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		this.fallbackFactor = fallbackFactor;
 		this.breaker = breaker;
 		this.failureLog = failureLog;
+		this.recoveryLog = recoveryLog;
 		this.warn = warn;
 		this.info = info;
 	}
@@ -82,7 +88,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
-		if (this.fallbackActive) {
+		if (this.fallbackActive.get()) {
 			this.fallback.refund(reduce(acquisitions), timestampMicros);
 			return;
 		}
@@ -100,7 +106,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	 * @return whether the fallback is active
 	 */
 	public boolean isFallbackActive() {
-		return this.fallbackActive;
+		return this.fallbackActive.get();
 	}
 
 	/**
@@ -120,7 +126,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	private RateLimitResult decideLocally(List<Acquisition> acquisitions, RuntimeException failure) {
-		this.fallbackActive = true;
+		this.fallbackActive.set(true);
 		List<String> closed = acquisitions.stream()
 			.filter((acquisition) -> acquisition.limit().failMode() == FailMode.CLOSED)
 			.map((acquisition) -> acquisition.limit().name())
@@ -145,9 +151,11 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	private void onSuccess() {
-		if (this.breaker.onSuccess() || this.fallbackActive) {
-			this.fallbackActive = false;
-			this.info.accept("Rate limit store recovered; decisions are back on it");
+		this.breaker.onSuccess();
+		// one thread reports the switch back; a store failing now and then between
+		// successes recovers as often as it fails, so this is throttled too
+		if (this.fallbackActive.compareAndSet(true, false)) {
+			this.recoveryLog.log("Rate limit store recovered; decisions are back on it", this.info);
 		}
 	}
 

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -246,7 +248,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/**
 	 * Through Lettuce's asynchronous API on the application's shared connection, so that
 	 * each call waits at most the configured timeout whatever the connection's command
-	 * timeout is. EVALSHA first; EVAL when the server lost the script.
+	 * timeout is. EVALSHA first; EVAL when the server lost the script. The factory opens
+	 * its shared connection on first use and blocks while it does (up to the connect and
+	 * command timeouts, 60 seconds by default, when Redis hangs); that first connection is
+	 * therefore opened on a thread of its own, and calls wait for it within their timeout.
 	 */
 	private static final class LettuceScriptExecutor implements ScriptExecutor {
 
@@ -257,6 +262,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		private final byte[] script;
 
 		private final long timeoutNanos;
+
+		private final AtomicReference<CompletableFuture<Void>> firstConnection = new AtomicReference<>();
+
+		private volatile boolean connected;
 
 		@SuppressWarnings("rawtypes")
 		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, RedisScript<List> script, Duration timeout) {
@@ -272,6 +281,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			byte[][] keyBytes = bytes(keys);
 			byte[][] argBytes = bytes(args);
 			long deadline = System.nanoTime() + this.timeoutNanos;
+			awaitFirstConnection(deadline);
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
 				RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
 					.getNativeConnection();
@@ -281,6 +291,45 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				catch (RedisNoScriptException ex) {
 					return await(commands.eval(this.script, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
 				}
+			}
+		}
+
+		private void awaitFirstConnection(long deadline) {
+			if (this.connected) {
+				return;
+			}
+			CompletableFuture<Void> attempt = this.firstConnection.get();
+			if (attempt == null || attempt.isCompletedExceptionally()) {
+				CompletableFuture<Void> next = new CompletableFuture<>();
+				if (this.firstConnection.compareAndSet(attempt, next)) {
+					Thread connector = new Thread(() -> {
+						try (RedisConnection connection = this.connectionFactory.getConnection()) {
+							next.complete(null);
+						}
+						catch (Throwable ex) {
+							// whatever it is, the calls waiting for it must learn of it
+							next.completeExceptionally(ex);
+						}
+					}, "ratelimit-redis-connect");
+					connector.setDaemon(true);
+					connector.start();
+				}
+				attempt = this.firstConnection.get();
+			}
+			try {
+				attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				this.connected = true;
+			}
+			catch (TimeoutException ex) {
+				throw new QueryTimeoutException("Redis did not accept a connection in time", ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new QueryTimeoutException("Interrupted while connecting to Redis", ex);
+			}
+			catch (ExecutionException ex) {
+				throw new RedisSystemException("Could not connect to Redis: " + ex.getCause().getMessage(),
+						ex.getCause());
 			}
 		}
 
