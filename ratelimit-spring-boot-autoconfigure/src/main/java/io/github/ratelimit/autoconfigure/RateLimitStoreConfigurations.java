@@ -43,13 +43,18 @@ final class RateLimitStoreConfigurations {
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
 					redis.getTimeout());
-			try {
-				primary.preload();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Rate limit script could not be loaded into Redis at startup (" + ex.getMessage()
-						+ "); the fallback decides until Redis answers");
-			}
+			// in the background: a hung Redis must not hold up the application's startup
+			Thread preload = new Thread(() -> {
+				try {
+					primary.preload();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Rate limit script could not be loaded into Redis at startup (" + ex.getMessage()
+							+ "); the fallback decides until Redis answers");
+				}
+			}, "ratelimit-redis-preload");
+			preload.setDaemon(true);
+			preload.start();
 			InMemoryRateLimitStore fallback = new InMemoryRateLimitStore(rateLimitClock,
 					properties.getMemory().getMaximumKeys());
 			CircuitBreaker breaker = new CircuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval().toNanos());

@@ -77,7 +77,9 @@ class DistributedRateLimitTest {
 			ConfigurableApplicationContext instance = start();
 			instances.add(instance);
 			ports.add(instance.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
-			assertThat(instance.getBean(RateLimitStore.class)).isInstanceOf(RedisRateLimitStore.class);
+			assertThat(instance.getBean(RateLimitStore.class)).isInstanceOfSatisfying(
+					io.github.ratelimit.core.FailoverRateLimitStore.class,
+					(store) -> assertThat(store.getPrimary()).isInstanceOf(RedisRateLimitStore.class));
 		}
 		assertThat(ports).doesNotHaveDuplicates();
 	}
