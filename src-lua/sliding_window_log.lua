@@ -1,7 +1,8 @@
 -- sliding_window_log.lua: exactly at most C units in any interval of length P.
 --
 -- KEYS[1]  log key; a sorted set of admitted requests, score = time in microseconds,
---          member = "<time>:<cost>:<units used after it>" (unique)
+--          member = "<time>:<cost>:<n>", n the units used after it, raised past any member
+--          a refund left behind so that members stay unique
 -- KEYS[2]  sum key; a string holding the units the log currently holds
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
@@ -38,7 +39,13 @@ local function swl_expire(key, sum_key, horizon)
       used = used - swl_cost(member)
     end
     redis.call('ZREMRANGEBYSCORE', key, '-inf', rl_int(horizon))
-    redis.call('SET', sum_key, rl_int(used), 'KEEPTTL')
+    -- the sum expires with the log (a lost sum must not come back without a TTL)
+    local ttl = redis.call('PTTL', key)
+    if ttl > 0 then
+      redis.call('SET', sum_key, rl_int(used), 'PX', ttl)
+    else
+      redis.call('DEL', sum_key)
+    end
   end
   return used
 end
@@ -66,8 +73,14 @@ function sliding_window_log.decide(key, sum_key, now, capacity, period, cost)
       oldest = tonumber(first[2])
     end
     return { 1, capacity - used - cost, oldest + period - now, 0, 0 }, function()
-      local member = rl_int(now) .. ':' .. rl_int(cost) .. ':' .. rl_int(used + cost)
-      redis.call('ZADD', key, rl_int(now), member)
+      -- after a refund at this same instant, "<n>" may already be taken: ZADD would
+      -- then overwrite that entry instead of logging this one
+      local prefix = rl_int(now) .. ':' .. rl_int(cost) .. ':'
+      local n = used + cost
+      while redis.call('ZSCORE', key, prefix .. rl_int(n)) do
+        n = n + 1
+      end
+      redis.call('ZADD', key, rl_int(now), prefix .. rl_int(n))
       redis.call('SET', sum_key, rl_int(used + cost), 'PX', rl_ttl(period))
       redis.call('PEXPIRE', key, rl_ttl(period))
     end
@@ -82,8 +95,11 @@ function sliding_window_log.refund(key, sum_key, timestamp, capacity, period, co
   for i = #candidates, 1, -1 do
     if swl_cost(candidates[i]) == cost then
       redis.call('ZREM', key, candidates[i])
-      local used = tonumber(redis.call('GET', sum_key) or '0')
-      redis.call('SET', sum_key, rl_int(math.max(0, used - cost)), 'KEEPTTL')
+      local used = redis.call('GET', sum_key)
+      -- without a sum the next decision counts the log again
+      if used then
+        redis.call('SET', sum_key, rl_int(math.max(0, tonumber(used) - cost)), 'KEEPTTL')
+      end
       return
     end
   end

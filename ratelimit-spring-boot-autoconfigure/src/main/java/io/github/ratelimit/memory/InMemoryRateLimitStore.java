@@ -33,6 +33,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/** Default bound on the number of buckets kept. */
 	public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
 
+	/**
+	 * Caffeine leaves an entry's expiry alone when a read would move it by less than a
+	 * second, so a bucket read again within a second of its last refresh would be forgotten
+	 * up to a second too early; keeping every bucket a second longer covers that.
+	 */
+	private static final long EXPIRY_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final Cache<BucketKey, Bucket> buckets;
 
 	private final RateLimitClock clock;
@@ -113,7 +120,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private Bucket bucket(Acquisition acquisition) {
 		return this.buckets.get(acquisition.key(),
-				(key) -> new Bucket(TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros())));
+				(key) -> new Bucket(TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros())
+						+ EXPIRY_TOLERANCE_NANOS));
 	}
 
 	/** Decides every acquisition at one time, not earlier than any bucket has seen; returns that time. */

@@ -69,6 +69,32 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContractTest {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void keepsABucketWhileItsStateMattersAfterRequestsCloseTogether(Algorithm algorithm) {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit limit = RateLimit.of("orders", algorithm, 5, Duration.ofMinutes(1));
+		acquire(store, limit, "alice", 1);
+		// read again well within a second: the cache must still move the expiry
+		clock().advanceMicros(500);
+		acquire(store, limit, "alice", 4);
+		clock().advanceMicros(limit.idleTtlMicros() - 1);
+		assertThat(store.size()).isEqualTo(1);
+	}
+
+	@Test
+	void slidingWindowLogRemembersTheLastOfRequestsCloseTogether() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit limit = RateLimit.of("orders", Algorithm.SLIDING_WINDOW_LOG, 2, Duration.ofMinutes(1));
+		acquire(store, limit, "alice", 1);
+		clock().advanceMicros(500);
+		acquire(store, limit, "alice", 1);
+		// a period after the first: it has left, the second has 500µs to go
+		clock().advanceMicros(limit.periodMicros() - 500);
+		assertThat(acquire(store, limit, "alice", 1).allowed()).isTrue();
+		assertThat(acquire(store, limit, "alice", 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void forgetsABucketOnceItsStateNoLongerMatters(Algorithm algorithm) {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
 		RateLimit limit = RateLimit.of("orders", algorithm, 5, Duration.ofSeconds(1));

@@ -1,0 +1,653 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.DataType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * Each Lua script on its own against a real Redis, at explicit times: the exact reply
+ * (remaining, reset, retry-after, delay), the state it leaves and the TTL of every key
+ * after every step; then the composed script deciding several limits in one call.
+ * <p>
+ * Times passed to the scripts are synthetic, TTLs are real: the limits here use periods
+ * of a minute so that no key expires while a test runs, and a TTL is expected within
+ * {@link #SLACK_MILLIS} below the value the step should have set.
+ */
+class LuaScriptsTest {
+
+	/** 2024-01-01T00:00:00Z: the start of a minute, an hour and a day. */
+	private static final long T0 = 1_704_067_200_000_000L;
+
+	private static final long SECOND = 1_000_000;
+
+	private static final long MINUTE = 60 * SECOND;
+
+	/** Real time a test may take between the write that set a TTL and its check. */
+	private static final long SLACK_MILLIS = 5_000;
+
+	private static final String KEY = "lua:{alice}:limit";
+
+	private static final String SUM = KEY + ":sum";
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> TOKEN_BUCKET = RedisScripts.standalone("token_bucket.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> FIXED_WINDOW = RedisScripts.standalone("fixed_window.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SLIDING_WINDOW_LOG = RedisScripts.standalone("sliding_window_log.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SLIDING_WINDOW_COUNTER = RedisScripts
+		.standalone("sliding_window_counter.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ACQUIRE = RedisScripts.acquire();
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisTestServer.shared().connectionFactory();
+		redis = new StringRedisTemplate(connectionFactory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void flush() {
+		RedisTestServer.shared().flushAll();
+	}
+
+	// token_bucket.lua: C = 4, one token every 30s (2 per minute)
+
+	@Test
+	void tokenBucketStartsFullAndRefillsOneTokenPerInterval() {
+		long c = 4;
+		long t = 30 * SECOND;
+		assertThat(tokenBucket(T0, c, t, 1)).isEqualTo(allowed(3, 30 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 30 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 30_000L));
+		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(allowed(1, 30 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(rejected(1, 30 * SECOND, 30 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 90 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		// 10s later a third of a token has come back: the last whole one is 20s away
+		assertThat(tokenBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 20 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 110_000L));
+		assertThat(tokenBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(rejected(0, 20 * SECOND, 20 * SECOND));
+		assertThat(tokenBucket(T0 + 30 * SECOND - 1, c, t, 1)).isEqualTo(rejected(0, 1, 1));
+		assertKeysExpireWithin(Map.of(KEY, 110_000L));
+		assertThat(tokenBucket(T0 + 30 * SECOND, c, t, 1)).isEqualTo(allowed(0, 30 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 120_000L));
+		// 75s later two and a half tokens are back
+		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 3)).isEqualTo(rejected(2, 15 * SECOND, 15 * SECOND));
+		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 2)).isEqualTo(allowed(0, 15 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 210 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 105_000L));
+		// a debt that is not whole milliseconds: the TTL rounds up
+		assertThat(tokenBucket(T0 + 135 * SECOND + 250, c, t, 1)).isEqualTo(allowed(0, 15 * SECOND - 250));
+		assertKeysExpireWithin(Map.of(KEY, 105_000L));
+		// idle for an hour: full again, whatever the stale value says
+		assertThat(tokenBucket(T0 + 60 * MINUTE, c, t, 4)).isEqualTo(allowed(0, 30 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 120_000L));
+	}
+
+	@Test
+	void tokenBucketOverdrawnByALoweredCapacityWaitsForItsDebtAboveTheNewBurst() {
+		long t = 30 * SECOND;
+		assertThat(tokenBucket(T0, 4, t, 4)).isEqualTo(allowed(0, 30 * SECOND));
+		// 120s of debt against a burst of 60s: 60s to drain down to it, 30s more for a token
+		assertThat(tokenBucket(T0, 2, t, 1)).isEqualTo(rejected(0, 90 * SECOND, 90 * SECOND));
+		assertThat(tokenBucket(T0 + 90 * SECOND - 1, 2, t, 1)).isEqualTo(rejected(0, 1, 1));
+		assertThat(tokenBucket(T0 + 90 * SECOND, 2, t, 1)).isEqualTo(allowed(0, 30 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L));
+	}
+
+	@Test
+	void tokenBucketRefundGivesTheTokensBackAndKeepsTheTtl() {
+		long c = 4;
+		long t = 30 * SECOND;
+		assertThat(tokenBucket(T0, c, t, 3)).isEqualTo(allowed(1, 30 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		assertThat(refund(TOKEN_BUCKET, List.of(KEY), T0, c, t, 2)).containsExactly(T0);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 30 * SECOND));
+		// KEEPTTL: at most what the refunded acquisition needed, never persistent
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		assertThat(tokenBucket(T0 + SECOND, c, t, 1)).isEqualTo(allowed(2, 29 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 59_000L));
+	}
+
+	@Test
+	void tokenBucketRefundOfAnUnknownBucketWritesNothing() {
+		assertThat(refund(TOKEN_BUCKET, List.of(KEY), T0, 4, 30 * SECOND, 2)).containsExactly(T0);
+		assertKeysExpireWithin(Map.of());
+	}
+
+	// token_bucket.lua with ARGV[6] = 1: a queue of 3 drained every 10s
+
+	@Test
+	void leakyBucketDelaysEachRequestToItsDrainSlot() {
+		long c = 3;
+		long t = 10 * SECOND;
+		assertThat(leakyBucket(T0, c, t, 1)).isEqualTo(allowed(2, 10 * SECOND, 0));
+		assertKeysExpireWithin(Map.of(KEY, 10_000L));
+		assertThat(leakyBucket(T0, c, t, 1)).isEqualTo(allowed(1, 10 * SECOND, 10 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 20_000L));
+		assertThat(leakyBucket(T0 + 5 * SECOND, c, t, 1)).isEqualTo(allowed(0, 5 * SECOND, 15 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 25_000L));
+		// a full queue rejects, and a rejected request is not delayed
+		assertThat(leakyBucket(T0 + 5 * SECOND, c, t, 1)).isEqualTo(rejected(0, 5 * SECOND, 5 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 25_000L));
+		// the longest wait: behind C - 1 queued requests
+		assertThat(leakyBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 10 * SECOND, 20 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 40 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 30_000L));
+		// drained exactly: a request of cost 2 goes at once and takes two places
+		assertThat(leakyBucket(T0 + 40 * SECOND, c, t, 2)).isEqualTo(allowed(1, 10 * SECOND, 0));
+		assertKeysExpireWithin(Map.of(KEY, 20_000L));
+		assertThat(leakyBucket(T0 + 40 * SECOND, c, t, 2)).isEqualTo(rejected(1, 10 * SECOND, 10 * SECOND));
+		assertThat(leakyBucket(T0 + 40 * SECOND, c, t, 1)).isEqualTo(allowed(0, 10 * SECOND, 20 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 30_000L));
+	}
+
+	@Test
+	void leakyBucketRefundFreesQueuePlaces() {
+		long c = 3;
+		long t = 10 * SECOND;
+		assertThat(leakyBucket(T0, c, t, 3)).isEqualTo(allowed(0, 10 * SECOND, 0));
+		assertThat(refund(TOKEN_BUCKET, List.of(KEY), T0, c, t, 1)).containsExactly(T0);
+		assertKeysExpireWithin(Map.of(KEY, 30_000L));
+		assertThat(leakyBucket(T0, c, t, 1)).isEqualTo(allowed(0, 10 * SECOND, 20 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 30_000L));
+	}
+
+	// fixed_window.lua: 3 per minute
+
+	@Test
+	void fixedWindowCountsPerEpochAlignedWindowAndExpiresWithIt() {
+		long c = 3;
+		assertThat(fixedWindow(T0 + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(2, 50 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1");
+		assertKeysExpireWithin(Map.of(KEY, 50_000L));
+		assertThat(fixedWindow(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 3");
+		assertKeysExpireWithin(Map.of(KEY, 40_000L));
+		assertThat(fixedWindow(T0 + 30 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 30 * SECOND, 30 * SECOND));
+		assertThat(fixedWindow(T0 + MINUTE - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 3");
+		assertKeysExpireWithin(Map.of(KEY, 40_000L));
+		// the boundary: a whole new window
+		assertThat(fixedWindow(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 3");
+		assertKeysExpireWithin(Map.of(KEY, 60_000L));
+		assertThat(fixedWindow(T0 + MINUTE + 1, c, MINUTE, 1)).isEqualTo(rejected(0, MINUTE - 1, MINUTE - 1));
+		// four windows later, 250µs in: the TTL rounds the time to the window end up
+		long later = T0 + 5 * MINUTE + 250;
+		assertThat(fixedWindow(later, c, MINUTE, 2)).isEqualTo(allowed(1, MINUTE - 250));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L));
+		assertThat(fixedWindow(later, c, MINUTE, 2)).isEqualTo(rejected(1, MINUTE - 250, MINUTE - 250));
+		assertThat(fixedWindow(later, c, MINUTE, 1)).isEqualTo(allowed(0, MINUTE - 250));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 5 * MINUTE) + " 3");
+	}
+
+	@Test
+	void fixedWindowRefundGivesBackOnlyWithinItsWindow() {
+		long c = 3;
+		assertThat(fixedWindow(T0 + 10 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(1, 50 * SECOND));
+		assertThat(refund(FIXED_WINDOW, List.of(KEY), T0 + 10 * SECOND, c, MINUTE, 1)).containsExactly(T0 + 10 * SECOND);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1");
+		assertKeysExpireWithin(Map.of(KEY, 50_000L));
+		// an acquisition of the previous window is not this window's to give back
+		refund(FIXED_WINDOW, List.of(KEY), T0 - SECOND, c, MINUTE, 1);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1");
+		assertThat(fixedWindow(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
+		assertThat(fixedWindow(T0 + MINUTE + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(2, 50 * SECOND));
+		refund(FIXED_WINDOW, List.of(KEY), T0 + 20 * SECOND, c, MINUTE, 2);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1");
+		refund(FIXED_WINDOW, List.of(KEY), T0 + MINUTE + 10 * SECOND, c, MINUTE, 5);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0");
+		assertKeysExpireWithin(Map.of(KEY, 50_000L));
+	}
+
+	// sliding_window_log.lua: 3 in any minute
+
+	@Test
+	void slidingWindowLogCountsTheLastPeriodExactlyAndLogsOnlyAdmittedRequests() {
+		long c = 3;
+		assertThat(slidingWindowLog(T0, c, MINUTE, 1)).isEqualTo(allowed(2, MINUTE));
+		assertThat(redis.opsForZSet().zCard(KEY)).isEqualTo(1);
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("1");
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		assertThat(slidingWindowLog(T0 + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(1, 50 * SECOND));
+		assertThat(slidingWindowLog(T0 + 20 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 40 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		// reset: until the oldest entry leaves; retry-after for 2: until the second one leaves
+		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 30 * SECOND, 30 * SECOND));
+		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 2)).isEqualTo(rejected(0, 30 * SECOND, 40 * SECOND));
+		assertThat(slidingWindowLog(T0 + MINUTE - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
+		assertThat(log()).containsExactly(T0, T0 + 10 * SECOND, T0 + 20 * SECOND);
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("3");
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		// exactly one period later the first entry no longer counts
+		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, 1)).isEqualTo(allowed(0, 10 * SECOND));
+		assertThat(log()).containsExactly(T0 + 10 * SECOND, T0 + 20 * SECOND, T0 + MINUTE);
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		// a rejection that expires an entry updates the sum and keeps the TTLs
+		assertThat(slidingWindowLog(T0 + 70 * SECOND, c, MINUTE, 2)).isEqualTo(rejected(1, 10 * SECOND, 10 * SECOND));
+		assertThat(log()).containsExactly(T0 + 20 * SECOND, T0 + MINUTE);
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("2");
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		assertThat(slidingWindowLog(T0 + 80 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
+		assertThat(log()).containsExactly(T0 + MINUTE, T0 + 80 * SECOND);
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("3");
+		// idle for an hour: everything stale is dropped at once
+		assertThat(slidingWindowLog(T0 + 60 * MINUTE + 250, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
+		assertThat(log()).containsExactly(T0 + 60 * MINUTE + 250);
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+	}
+
+	@Test
+	void slidingWindowLogRefundRemovesTheEntryAndKeepsTheTtls() {
+		long c = 3;
+		assertThat(slidingWindowLog(T0, c, MINUTE, 1)).isEqualTo(allowed(2, MINUTE));
+		assertThat(slidingWindowLog(T0 + 10 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 50 * SECOND));
+		// a refund names the acquisition by time and cost
+		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 10 * SECOND, c, MINUTE, 1);
+		assertThat(log()).hasSize(2);
+		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 10 * SECOND, c, MINUTE, 2);
+		assertThat(log()).containsExactly(T0);
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("1");
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		assertThat(slidingWindowLog(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
+		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0, c, MINUTE, 1);
+		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 20 * SECOND, c, MINUTE, 2);
+		// the log is gone with its last entry; the sum says 0 until it expires
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("0");
+		assertKeysExpireWithin(Map.of(SUM, 60_000L));
+		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
+	}
+
+	@Test
+	void slidingWindowLogKeepsEveryEntryOfOneInstantThroughRefunds() {
+		long c = 20;
+		for (int i = 1; i <= 10; i++) {
+			assertThat(slidingWindowLog(T0, c, MINUTE, 1)).isEqualTo(allowed(c - i, MINUTE));
+		}
+		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0, c, MINUTE, 1);
+		assertThat(slidingWindowLog(T0, c, MINUTE, 1)).isEqualTo(allowed(10, MINUTE));
+		assertThat(log()).hasSize(10);
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("10");
+		// a period later all ten have left: nothing counts any more
+		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, c)).isEqualTo(allowed(0, MINUTE));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+	}
+
+	@Test
+	void slidingWindowLogRecountsALostSumAndNeverLeavesItWithoutATtl() {
+		long c = 3;
+		assertThat(slidingWindowLog(T0, c, MINUTE, 2)).isEqualTo(allowed(1, MINUTE));
+		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 30 * SECOND));
+		// evicted under memory pressure, say
+		redis.delete(SUM);
+		assertThat(slidingWindowLog(T0 + 40 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 20 * SECOND, 20 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L));
+		// a rejection that expires entries writes the sum back, expiring with the log
+		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(rejected(2, 30 * SECOND, 30 * SECOND));
+		assertThat(redis.opsForValue().get(SUM)).isEqualTo("1");
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+		assertThat(redis.getExpire(SUM, TimeUnit.MILLISECONDS))
+			.isLessThanOrEqualTo(redis.getExpire(KEY, TimeUnit.MILLISECONDS));
+		// a refund without a sum leaves the count to the log
+		redis.delete(SUM);
+		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 30 * SECOND, c, MINUTE, 1);
+		assertKeysExpireWithin(Map.of());
+		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
+	}
+
+	// sliding_window_counter.lua: 10 per minute, the previous minute weighing what is left of it
+
+	@Test
+	void slidingWindowCounterWeighsThePreviousWindowAndExpiresAfterTheNext() {
+		long c = 10;
+		// the 4 weigh 3 or less a quarter into the next window
+		assertThat(slidingWindowCounter(T0 + 30 * SECOND, c, MINUTE, 4)).isEqualTo(allowed(6, 45 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 4 0");
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		assertThat(slidingWindowCounter(T0 + 45 * SECOND, c, MINUTE, 6)).isEqualTo(allowed(0, 21 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 10 0");
+		assertKeysExpireWithin(Map.of(KEY, 75_000L));
+		assertThat(slidingWindowCounter(T0 + 50 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 16 * SECOND, 16 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 75_000L));
+		// 6s into the next window the previous 10 weigh 9: exactly room for one
+		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 6 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1 10");
+		assertKeysExpireWithin(Map.of(KEY, 114_000L));
+		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 6 * SECOND, 6 * SECOND));
+		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 5)).isEqualTo(rejected(0, 6 * SECOND, 30 * SECOND));
+		// a whole quota must wait for the end of the window after this one
+		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 10))
+			.isEqualTo(rejected(0, 6 * SECOND, 114 * SECOND));
+		assertThat(slidingWindowCounter(T0 + 72 * SECOND - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
+		assertThat(slidingWindowCounter(T0 + 72 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 6 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 10");
+		assertKeysExpireWithin(Map.of(KEY, 108_000L));
+		// the next window: this one becomes the previous
+		assertThat(slidingWindowCounter(T0 + 130 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(7, 20 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 2 * MINUTE) + " 1 2");
+		assertKeysExpireWithin(Map.of(KEY, 110_000L));
+		// two windows on nothing weighs any more
+		assertThat(slidingWindowCounter(T0 + 4 * MINUTE + 30 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(9, 90 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 4 * MINUTE) + " 1 0");
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+	}
+
+	@Test
+	void slidingWindowCounterRefundGivesBackToTheWindowOfTheAcquisition() {
+		long c = 10;
+		assertThat(slidingWindowCounter(T0 + 30 * SECOND, c, MINUTE, 4)).isEqualTo(allowed(6, 45 * SECOND));
+		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 30 * SECOND, c, MINUTE, 3);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1 0");
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		// the previous 1 weighs 5/6: the eighth unit comes back when it has decayed entirely
+		assertThat(slidingWindowCounter(T0 + 70 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(7, 50 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 1");
+		// an acquisition of the previous window is given back to the previous count
+		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 30 * SECOND, c, MINUTE, 1);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
+		// and one two windows old to neither
+		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 - SECOND, c, MINUTE, 1);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
+		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 70 * SECOND, c, MINUTE, 2);
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0 0");
+		assertKeysExpireWithin(Map.of(KEY, 110_000L));
+	}
+
+	// acquire.lua: every limit of a request in one call
+
+	@Test
+	void acquireDecidesEveryAlgorithmInOneCallAndRepliesInOrder() {
+		List<Object> reply = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
+		assertThat(reply).containsExactly(T0 + 10 * SECOND,
+				// tb: 5 tokens, one every 12s
+				1L, 4L, 12 * SECOND, 0L, 0L,
+				// fw: 5 per minute
+				1L, 4L, 50 * SECOND, 0L, 0L,
+				// swl: 5 in any minute
+				1L, 4L, MINUTE, 0L, 0L,
+				// swc: the one request weighs nothing at the end of the next window
+				1L, 4L, 110 * SECOND, 0L, 0L,
+				// lb: a queue of 5 drained every 12s, empty: no delay
+				1L, 4L, 12 * SECOND, 0L, 0L);
+		assertKeysExpireWithin(Map.of(key("tb"), 12_000L, key("fw"), 50_000L, key("swl"), 60_000L,
+				key("swl") + ":sum", 60_000L, key("swc"), 110_000L, key("lb"), 12_000L));
+		reply = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
+		assertThat(reply.subList(1, 6)).containsExactly(1L, 3L, 12 * SECOND, 0L, 0L);
+		assertThat(reply.subList(21, 26)).containsExactly(1L, 3L, 12 * SECOND, 0L, 12 * SECOND);
+		assertKeysExpireWithin(Map.of(key("tb"), 24_000L, key("fw"), 50_000L, key("swl"), 60_000L,
+				key("swl") + ":sum", 60_000L, key("swc"), 110_000L, key("lb"), 24_000L));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "tb", "fw", "swl", "swc", "lb" })
+	void acquireRejectedByOneLimitChangesNoOtherKey(String narrow) {
+		long[] capacities = { 5, 5, 5, 5, 5 };
+		capacities[CODES.indexOf(narrow)] = 1;
+		List<Object> first = acquire(T0 + 10 * SECOND, "acquire", limits(capacities));
+		assertThat(allowedFlags(first)).containsOnly(1L);
+		Map<String, Object> before = snapshot();
+		assertThat(before).hasSize(6);
+		List<Object> second = acquire(T0 + 20 * SECOND, "acquire", limits(capacities));
+		List<Long> flags = allowedFlags(second);
+		for (int i = 0; i < CODES.size(); i++) {
+			assertThat(flags.get(i)).as(CODES.get(i)).isEqualTo(CODES.get(i).equals(narrow) ? 0L : 1L);
+		}
+		assertThat(snapshot()).isEqualTo(before);
+		assertThat(scanKeys()).allSatisfy((key) -> assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS))
+			.as("PTTL of %s", key)
+			.isPositive());
+	}
+
+	@Test
+	void acquireRejectedByTheLastLimitWritesNoKeyForTheFirstOnes() {
+		redis.opsForValue().set(key("fw"), T0 + " 1", Duration.ofMinutes(1));
+		List<Object> reply = acquire(T0 + 10 * SECOND, "acquire",
+				List.of("tb", "5", Long.toString(12 * SECOND), "1", "lb", "5", Long.toString(12 * SECOND), "1",
+						"swl", "5", Long.toString(MINUTE), "1", "swc", "5", Long.toString(MINUTE), "1", "fw", "1",
+						Long.toString(MINUTE), "1"));
+		assertThat(allowedFlags(reply)).containsExactly(1L, 1L, 1L, 1L, 0L);
+		assertThat(reply.subList(21, 26)).containsExactly(0L, 0L, 50 * SECOND, 50 * SECOND, 0L);
+		assertThat(snapshot()).isEqualTo(Map.of(key("fw"), T0 + " 1"));
+		assertKeysExpireWithin(Map.of(key("fw"), 60_000L));
+	}
+
+	@Test
+	void checkDecidesWithoutChangingAnything() {
+		acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
+		Map<String, Object> before = snapshot();
+		List<Object> checked = acquire(T0 + 20 * SECOND, "check", limits(5, 5, 5, 5, 5));
+		assertThat(allowedFlags(checked)).containsOnly(1L);
+		assertThat(snapshot()).isEqualTo(before);
+		List<Object> rejections = acquire(T0 + 20 * SECOND, "check", limits(1, 1, 1, 1, 1));
+		assertThat(allowedFlags(rejections)).containsOnly(0L);
+		assertThat(snapshot()).isEqualTo(before);
+		// the check answered what the acquisition then does
+		assertThat(acquire(T0 + 20 * SECOND, "acquire", limits(5, 5, 5, 5, 5))).isEqualTo(checked);
+		assertThat(snapshot()).isNotEqualTo(before);
+		// nor does a check of fresh limits create their keys
+		RedisTestServer.shared().flushAll();
+		acquire(T0, "check", limits(5, 5, 5, 5, 5));
+		assertKeysExpireWithin(Map.of());
+	}
+
+	@Test
+	void acquireRefundsEveryLimitOfTheRequest() {
+		List<Object> admitted = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
+		assertThat(allowedFlags(admitted)).containsOnly(1L);
+		assertThat(acquire(T0 + 10 * SECOND, "refund", limits(5, 5, 5, 5, 5))).containsExactly(T0 + 10 * SECOND);
+		// the same request is answered as if it had never been taken
+		assertThat(acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5))).isEqualTo(admitted);
+		assertThat(scanKeys()).allSatisfy((key) -> assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS))
+			.as("PTTL of %s", key)
+			.isPositive());
+	}
+
+	@Test
+	void acquireAnswersAnUnknownAlgorithmWithAnErrorAndConsumesNothing() {
+		assertThatException()
+			.isThrownBy(() -> acquire(T0, "acquire",
+					List.of("tb", "5", Long.toString(12 * SECOND), "1", "gcra", "5", Long.toString(MINUTE), "1"),
+					List.of(key("tb"), key("gcra"))))
+			.satisfies((ex) -> assertThat(messages(ex)).contains("unknown algorithm gcra"));
+		assertKeysExpireWithin(Map.of());
+	}
+
+	// helpers
+
+	private static final List<String> CODES = List.of("tb", "fw", "swl", "swc", "lb");
+
+	private static String key(String code) {
+		return "lua:{alice}:" + code;
+	}
+
+	/** One limit of each algorithm, in {@link #CODES} order, cost 1, with these capacities. */
+	private static List<String> limits(long... capacities) {
+		List<String> args = new ArrayList<>();
+		for (int i = 0; i < CODES.size(); i++) {
+			String code = CODES.get(i);
+			long param = (code.equals("tb") || code.equals("lb")) ? MINUTE / capacities[i] : MINUTE;
+			args.addAll(List.of(code, Long.toString(capacities[i]), Long.toString(param), "1"));
+		}
+		return args;
+	}
+
+	private List<Object> acquire(long now, String mode, List<String> limits) {
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < limits.size(); i += 4) {
+			keys.add(key(limits.get(i)));
+			if (limits.get(i).equals("swl")) {
+				keys.add(key(limits.get(i)) + ":sum");
+			}
+		}
+		return acquire(now, mode, limits, keys);
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<Object> acquire(long now, String mode, List<String> limits, List<String> keys) {
+		List<String> args = new ArrayList<>(List.of(Long.toString(now), mode, Integer.toString(limits.size() / 4)));
+		args.addAll(limits);
+		return redis.execute(ACQUIRE, keys, args.toArray());
+	}
+
+	private static List<Long> allowedFlags(List<Object> reply) {
+		List<Long> flags = new ArrayList<>();
+		for (int i = 1; i < reply.size(); i += 5) {
+			flags.add((Long) reply.get(i));
+		}
+		return flags;
+	}
+
+	private Decision tokenBucket(long now, long capacity, long interval, long cost) {
+		return decide(TOKEN_BUCKET, List.of(KEY), now, capacity, interval, cost, 0);
+	}
+
+	private Decision leakyBucket(long now, long capacity, long interval, long cost) {
+		return decide(TOKEN_BUCKET, List.of(KEY), now, capacity, interval, cost, 1);
+	}
+
+	private Decision fixedWindow(long now, long capacity, long period, long cost) {
+		return decide(FIXED_WINDOW, List.of(KEY), now, capacity, period, cost);
+	}
+
+	private Decision slidingWindowLog(long now, long capacity, long period, long cost) {
+		return decide(SLIDING_WINDOW_LOG, List.of(KEY, SUM), now, capacity, period, cost);
+	}
+
+	private Decision slidingWindowCounter(long now, long capacity, long period, long cost) {
+		return decide(SLIDING_WINDOW_COUNTER, List.of(KEY), now, capacity, period, cost);
+	}
+
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	private Decision decide(RedisScript<List> script, List<String> keys, long now, long... args) {
+		List<Object> reply = redis.execute(script, keys, arguments(now, "acquire", args));
+		assertThat(reply).hasSize(6);
+		assertThat(reply.get(0)).as("now").isEqualTo(now);
+		return new Decision((Long) reply.get(1) == 1, (Long) reply.get(2), (Long) reply.get(3), (Long) reply.get(4),
+				(Long) reply.get(5));
+	}
+
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	private List<Object> refund(RedisScript<List> script, List<String> keys, long timestamp, long... args) {
+		return redis.execute(script, keys, arguments(timestamp, "refund", args));
+	}
+
+	private static Object[] arguments(long now, String mode, long... args) {
+		Object[] all = new Object[args.length + 2];
+		all[0] = Long.toString(now);
+		all[1] = mode;
+		for (int i = 0; i < args.length; i++) {
+			all[i + 2] = Long.toString(args[i]);
+		}
+		return all;
+	}
+
+	/** The times of the log's entries, oldest first. */
+	private List<Long> log() {
+		Set<String> members = redis.opsForZSet().range(KEY, 0, -1);
+		return members.stream().map((member) -> Long.parseLong(member.substring(0, member.indexOf(':')))).toList();
+	}
+
+	/**
+	 * Checks that exactly these keys exist, each with a TTL at most its bound (ms) and not
+	 * more than {@link #SLACK_MILLIS} below it.
+	 */
+	private void assertKeysExpireWithin(Map<String, Long> ttlMillis) {
+		assertThat(scanKeys()).as("keys").containsExactlyInAnyOrderElementsOf(ttlMillis.keySet());
+		ttlMillis.forEach((key, max) -> assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS)).as("PTTL of %s", key)
+			.isPositive()
+			.isLessThanOrEqualTo(max)
+			.isGreaterThan(max - SLACK_MILLIS));
+	}
+
+	private Set<String> scanKeys() {
+		Set<String> keys = new TreeSet<>();
+		try (Cursor<String> cursor = redis.scan(ScanOptions.scanOptions().match("lua:*").count(100).build())) {
+			cursor.forEachRemaining(keys::add);
+		}
+		return keys;
+	}
+
+	/** Every key's value: strings as they are, the log as members with scores. */
+	private Map<String, Object> snapshot() {
+		Map<String, Object> values = new TreeMap<>();
+		for (String key : scanKeys()) {
+			if (redis.type(key) == DataType.ZSET) {
+				values.put(key, redis.opsForZSet()
+					.rangeWithScores(key, 0, -1)
+					.stream()
+					.map((tuple) -> tuple.getValue() + "@" + tuple.getScore().longValue())
+					.toList());
+			}
+			else {
+				values.put(key, redis.opsForValue().get(key));
+			}
+		}
+		return values;
+	}
+
+	private static String messages(Throwable ex) {
+		StringBuilder text = new StringBuilder();
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			text.append(cause.getMessage()).append('\n');
+		}
+		return text.toString();
+	}
+
+	private static Decision allowed(long remaining, long reset) {
+		return new Decision(true, remaining, reset, 0, 0);
+	}
+
+	private static Decision allowed(long remaining, long reset, long delay) {
+		return new Decision(true, remaining, reset, 0, delay);
+	}
+
+	private static Decision rejected(long remaining, long reset, long retryAfter) {
+		return new Decision(false, remaining, reset, retryAfter, 0);
+	}
+
+	/** A decision as a standalone script replies it, after {@code now}. */
+	private record Decision(boolean allowed, long remaining, long reset, long retryAfter, long delay) {
+
+	}
+
+}

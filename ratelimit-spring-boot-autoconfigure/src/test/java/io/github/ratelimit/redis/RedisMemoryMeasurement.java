@@ -1,0 +1,206 @@
+package io.github.ratelimit.redis;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.MutableClock;
+import io.github.ratelimit.core.RateLimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Measures the memory Redis needs per identity for one limit of each algorithm, and prints
+ * a markdown table (also written to {@code target/redis-memory.md}); the results are in
+ * {@code docs/redis-memory.md}. Not part of the normal build: it runs only with
+ * {@code -Dratelimit.measure=true}, on a Redis server of its own.
+ * <pre>
+ * ./mvnw -q -pl ratelimit-spring-boot-autoconfigure test -Dtest=RedisMemoryMeasurement \
+ *     -Dratelimit.measure=true -Dsurefire.failIfNoSpecifiedTests=false
+ * </pre>
+ * For each row: {@code FLUSHALL}, {@code INFO memory} {@code used_memory}, then N identities
+ * each acquire from one limit through the store's own script and key layout (pipelined
+ * {@code EVALSHA}, at explicit times), then {@code used_memory} again and
+ * {@code MEMORY USAGE} of a sample of identities' keys. {@code -Dratelimit.measure.identities}
+ * changes N (default 100,000; the logs of 100 and 200 entries use N / 100).
+ */
+@EnabledIfSystemProperty(named = "ratelimit.measure", matches = "true")
+class RedisMemoryMeasurement {
+
+	private static final int IDENTITIES = Integer.getInteger("ratelimit.measure.identities", 100_000);
+
+	private static final int SAMPLE = 1_000;
+
+	private static final int BATCH = 1_000;
+
+	private static final long T0 = MutableClock.DEFAULT_START_MICROS;
+
+	/** A typical route limit name; the key is {@code ratelimit:{ip:10.1.134.160}:GET /api/orders/{id}}. */
+	private static final String LIMIT_NAME = "GET /api/orders/{id}";
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
+
+	/** Only names keys: its connection factory is never started. */
+	private static final RedisRateLimitStore KEYS = new RedisRateLimitStore(new LettuceConnectionFactory(),
+			RedisRateLimitStore.DEFAULT_KEY_PREFIX);
+
+	@Test
+	void measuresMemoryPerIdentity() throws IOException {
+		try (RedisTestServer server = RedisTestServer.start()) {
+			RedisClient client = RedisClient.create(RedisURI.create(server.host(), server.port()));
+			try (StatefulRedisConnection<String, String> connection = client.connect();
+					StatefulRedisConnection<String, String> pipeline = client.connect()) {
+				RedisCommands<String, String> redis = connection.sync();
+				String sha = redis.scriptLoad(SCRIPT.getScriptAsString());
+				assertThat(sha).isEqualTo(SCRIPT.getSha1());
+				String version = info(redis, "server", "redis_version");
+				pipeline.setAutoFlushCommands(false);
+				List<String> rows = new ArrayList<>();
+				rows.add(row(redis, pipeline, "TOKEN_BUCKET", Algorithm.TOKEN_BUCKET, 1, IDENTITIES));
+				rows.add(row(redis, pipeline, "LEAKY_BUCKET", Algorithm.LEAKY_BUCKET, 1, IDENTITIES));
+				rows.add(row(redis, pipeline, "FIXED_WINDOW", Algorithm.FIXED_WINDOW, 1, IDENTITIES));
+				rows.add(row(redis, pipeline, "SLIDING_WINDOW_COUNTER", Algorithm.SLIDING_WINDOW_COUNTER, 1,
+						IDENTITIES));
+				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 1 entry", Algorithm.SLIDING_WINDOW_LOG, 1,
+						IDENTITIES));
+				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 10 entries", Algorithm.SLIDING_WINDOW_LOG, 10,
+						IDENTITIES));
+				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 100 entries", Algorithm.SLIDING_WINDOW_LOG, 100,
+						Math.max(1, IDENTITIES / 100)));
+				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 200 entries", Algorithm.SLIDING_WINDOW_LOG, 200,
+						Math.max(1, IDENTITIES / 100)));
+				redis.flushall();
+				StringBuilder table = new StringBuilder();
+				table.append("Redis ")
+					.append(version)
+					.append(", keys like `")
+					.append(key(limit(Algorithm.TOKEN_BUCKET, 1), 0))
+					.append("`\n\n");
+				table.append("| algorithm | identities | keys per identity | encoding | MEMORY USAGE per identity (B) "
+						+ "| used_memory per identity (B) |\n");
+				table.append("|---|---:|---:|---|---:|---:|\n");
+				rows.forEach((row) -> table.append(row).append('\n'));
+				System.out.println();
+				System.out.println(table);
+				Path report = Path.of("target", "redis-memory.md");
+				Files.createDirectories(report.getParent());
+				Files.writeString(report, table);
+			}
+			finally {
+				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			}
+		}
+	}
+
+	/** Fills N identities of one limit, each with {@code entries} admitted requests, and measures. */
+	private static String row(RedisCommands<String, String> redis, StatefulRedisConnection<String, String> pipeline,
+			String label, Algorithm algorithm, int entries, int identities) {
+		RateLimit limit = limit(algorithm, entries);
+		redis.flushall();
+		long before = Long.parseLong(info(redis, "memory", "used_memory"));
+		long started = System.nanoTime();
+		for (int entry = 0; entry < entries; entry++) {
+			// a millisecond apart: distinct times, as real requests have
+			long now = T0 + entry * 1_000L;
+			for (int first = 0; first < identities; first += BATCH) {
+				List<RedisFuture<List<Object>>> replies = new ArrayList<>(BATCH);
+				for (int i = first; i < Math.min(identities, first + BATCH); i++) {
+					replies.add(acquire(pipeline.async(), limit, i, now));
+				}
+				pipeline.flushCommands();
+				for (RedisFuture<List<Object>> reply : replies) {
+					assertThat(reply.toCompletableFuture().join().get(1)).as("admitted").isEqualTo(1L);
+				}
+			}
+		}
+		long after = Long.parseLong(info(redis, "memory", "used_memory"));
+		System.out.printf("%s: %,d identities in %,d ms%n", label, identities, (System.nanoTime() - started) / 1_000_000);
+		int keysPerIdentity = (algorithm == Algorithm.SLIDING_WINDOW_LOG) ? 2 : 1;
+		assertThat(redis.dbsize()).isEqualTo((long) identities * keysPerIdentity);
+		Random random = new Random(42);
+		long sampled = 0;
+		int samples = Math.min(SAMPLE, identities);
+		for (int s = 0; s < samples; s++) {
+			for (String key : keys(limit, random.nextInt(identities))) {
+				// SAMPLES 0: every element of a large sorted set, not an estimate
+				sampled += redis.dispatch(CommandType.MEMORY, new IntegerOutput<>(StringCodec.UTF8),
+						new CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
+			}
+		}
+		List<String> encodings = keys(limit, 0).stream().map(redis::objectEncoding).toList();
+		return String.format("| %s | %,d | %d | %s | %,.0f | %,.0f |", label, identities, keysPerIdentity,
+				String.join(", ", encodings), (double) sampled / samples, (double) (after - before) / identities);
+	}
+
+	private static RedisFuture<List<Object>> acquire(RedisAsyncCommands<String, String> redis, RateLimit limit,
+			int identity, long now) {
+		String param = Long.toString(isBucket(limit.algorithm()) ? limit.emissionIntervalMicros() : limit.periodMicros());
+		return redis.evalsha(SCRIPT.getSha1(), ScriptOutputType.MULTI, keys(limit, identity).toArray(new String[0]),
+				Long.toString(now), "acquire", "1", code(limit.algorithm()), Long.toString(limit.capacity()), param,
+				"1");
+	}
+
+	/** 100 (or more) per day: every key's real TTL outlasts the measurement. */
+	private static RateLimit limit(Algorithm algorithm, int entries) {
+		return RateLimit.of(LIMIT_NAME, algorithm, Math.max(100, entries), Duration.ofDays(1));
+	}
+
+	private static List<String> keys(RateLimit limit, int identity) {
+		String key = key(limit, identity);
+		return (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) ? List.of(key, key + ":sum") : List.of(key);
+	}
+
+	/** The store's key for an IPv4 identity numbered {@code i}. */
+	private static String key(RateLimit limit, int i) {
+		String identity = "ip:10." + ((i >> 16) & 0xff) + "." + ((i >> 8) & 0xff) + "." + (i & 0xff);
+		return KEYS.key(new Acquisition(limit, identity, 1));
+	}
+
+	private static String info(RedisCommands<String, String> redis, String section, String field) {
+		for (String line : redis.info(section).split("\r?\n")) {
+			if (line.startsWith(field + ":")) {
+				return line.substring(field.length() + 1).trim();
+			}
+		}
+		throw new IllegalStateException("INFO " + section + " has no " + field);
+	}
+
+	private static boolean isBucket(Algorithm algorithm) {
+		return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+	}
+
+	private static String code(Algorithm algorithm) {
+		return switch (algorithm) {
+			case TOKEN_BUCKET -> "tb";
+			case LEAKY_BUCKET -> "lb";
+			case FIXED_WINDOW -> "fw";
+			case SLIDING_WINDOW_LOG -> "swl";
+			case SLIDING_WINDOW_COUNTER -> "swc";
+		};
+	}
+
+}
