@@ -9,6 +9,7 @@
 -- ARGV[3]  number of limits n
 -- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc), capacity,
 --          parameter (emission interval µs for tb and lb, period µs otherwise), cost
+-- ARGV[4+4n] optional: least TTL in milliseconds (tests with an explicit now)
 -- Reply    {now, then per limit: allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
 -- Every limit is decided before any is consumed: either all admit and all commit, or
@@ -17,6 +18,9 @@
 local now = rl_now(ARGV[1])
 local mode = ARGV[2]
 local n = tonumber(ARGV[3])
+if ARGV[4 + 4 * n] then
+  rl_min_ttl = tonumber(ARGV[4 + 4 * n])
+end
 local reply = { now }
 local commits = {}
 local allowed = true

@@ -20,11 +20,15 @@ local function rl_int(x)
   return string.format('%d', x)
 end
 
--- A TTL in whole milliseconds, rounded up, at least 1.
+-- Least TTL in milliseconds. 1 in production; tests that pass an explicit `now` raise it,
+-- since Redis expires keys in real time while their clock stands still.
+local rl_min_ttl = 1
+
+-- A TTL in whole milliseconds, rounded up, at least rl_min_ttl.
 local function rl_ttl(micros)
   local ms = math.ceil(micros / 1000)
-  if ms < 1 then
-    ms = 1
+  if ms < rl_min_ttl then
+    ms = rl_min_ttl
   end
   return ms
 end
