@@ -20,6 +20,7 @@ import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
 import io.github.ratelimit.aop.RateLimitedMethods;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitObserver;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimiter;
 
@@ -29,11 +30,12 @@ import io.github.ratelimit.core.RateLimiter;
  * {@code RedisConnectionFactory} (or {@code ratelimit.store=redis}), by an in-memory store
  * otherwise, unless the application provides its own {@link RateLimitStore}.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitStoreConfigurations.Redis.class, RateLimitStoreConfigurations.InMemory.class,
-		RateLimitServletConfiguration.class })
+@Import({ RateLimitMetricsConfiguration.class, RateLimitStoreConfigurations.Redis.class,
+		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class })
 public final class RateLimitAutoConfiguration {
 
 	@Bean
@@ -50,8 +52,8 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiter rateLimiter(RateLimitStore rateLimitStore) {
-		return new RateLimiter(rateLimitStore);
+	RateLimiter rateLimiter(RateLimitStore rateLimitStore, ObjectProvider<RateLimitObserver> observers) {
+		return new RateLimiter(rateLimitStore, RateLimitObservers.of(observers));
 	}
 
 	@Bean

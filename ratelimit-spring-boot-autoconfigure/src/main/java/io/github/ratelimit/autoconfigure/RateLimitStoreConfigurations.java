@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -14,6 +15,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.CircuitBreaker;
 import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.ObservedRateLimitStore;
+import io.github.ratelimit.core.RateLimitObserver;
+import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
@@ -39,7 +43,8 @@ final class RateLimitStoreConfigurations {
 
 		@Bean
 		FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
-				RateLimitProperties properties, RateLimitClock rateLimitClock) {
+				RateLimitProperties properties, RateLimitClock rateLimitClock,
+				ObjectProvider<RateLimitObserver> observers) {
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
 					redis.getTimeout());
@@ -60,7 +65,10 @@ final class RateLimitStoreConfigurations {
 			CircuitBreaker breaker = new CircuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval().toNanos());
 			ThrottledLog failureLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
 			ThrottledLog recoveryLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
-			return new FailoverRateLimitStore(primary, fallback, properties.getFallbackFactor(), breaker, failureLog,
+			RateLimitObserver observer = RateLimitObservers.of(observers);
+			RateLimitStore observed = (observer != RateLimitObserver.NONE)
+					? new ObservedRateLimitStore(primary, RateLimitResult.REDIS, observer) : primary;
+			return new FailoverRateLimitStore(observed, fallback, properties.getFallbackFactor(), breaker, failureLog,
 					recoveryLog, logger::warn, logger::info);
 		}
 

@@ -110,6 +110,14 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * The local store deciding while the remote one fails.
+	 * @return the fallback store
+	 */
+	public RateLimitStore getFallback() {
+		return this.fallback;
+	}
+
+	/**
 	 * The remote store.
 	 * @return the store deciding while it answers
 	 */
@@ -136,7 +144,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 			long wait = Math.max(this.breaker.nanosUntilProbe(), 1_000_000_000L);
 			throw new RateLimitUnavailableException(closed, Duration.ofNanos(wait), failure);
 		}
-		return this.fallback.tryAcquire(reduce(acquisitions));
+		return this.fallback.tryAcquire(reduce(acquisitions)).decidedBy(RateLimitResult.FALLBACK);
 	}
 
 	private List<Acquisition> reduce(List<Acquisition> acquisitions) {

@@ -8,11 +8,39 @@ import java.util.concurrent.TimeUnit;
  *
  * @param decisions one decision per acquisition, in the order they were asked
  * @param timestampMicros the time the store decided at, needed to refund
+ * @param store which store decided: {@code memory}, {@code redis} or {@code fallback}
  */
-public record RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros) {
+public record RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros, String store) {
+
+	/** Store name of the in-memory store. */
+	public static final String MEMORY = "memory";
+
+	/** Store name of the Redis store. */
+	public static final String REDIS = "redis";
+
+	/** Store name of the local fallback deciding while the remote store fails. */
+	public static final String FALLBACK = "fallback";
 
 	public RateLimitResult {
 		decisions = List.copyOf(decisions);
+	}
+
+	/**
+	 * A result decided by the in-memory store.
+	 * @param decisions the decisions
+	 * @param timestampMicros the decision time
+	 */
+	public RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros) {
+		this(decisions, timestampMicros, MEMORY);
+	}
+
+	/**
+	 * This result as decided by another store.
+	 * @param name the store name
+	 * @return the result
+	 */
+	public RateLimitResult decidedBy(String name) {
+		return new RateLimitResult(this.decisions, this.timestampMicros, name);
 	}
 
 	/**

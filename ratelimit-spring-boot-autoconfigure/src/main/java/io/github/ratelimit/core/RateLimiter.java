@@ -15,12 +15,24 @@ public final class RateLimiter {
 
 	private final RateLimitStore store;
 
+	private final RateLimitObserver observer;
+
 	/**
 	 * Creates a limiter.
 	 * @param store the store holding the buckets
 	 */
 	public RateLimiter(RateLimitStore store) {
+		this(store, RateLimitObserver.NONE);
+	}
+
+	/**
+	 * Creates a limiter that reports every decision.
+	 * @param store the store holding the buckets
+	 * @param observer told about every decision
+	 */
+	public RateLimiter(RateLimitStore store, RateLimitObserver observer) {
 		this.store = store;
+		this.observer = observer;
 	}
 
 	/**
@@ -32,6 +44,13 @@ public final class RateLimiter {
 		if (acquisitions.isEmpty()) {
 			return new RateLimitResult(List.of(), 0);
 		}
+		long start = System.nanoTime();
+		RateLimitResult result = decide(acquisitions);
+		this.observer.decided(result, System.nanoTime() - start);
+		return result;
+	}
+
+	private RateLimitResult decide(List<Acquisition> acquisitions) {
 		List<Acquisition> merged = merge(acquisitions);
 		if (merged.size() == acquisitions.size()) {
 			return this.store.tryAcquire(acquisitions);
@@ -45,7 +64,7 @@ public final class RateLimiter {
 		for (Acquisition acquisition : acquisitions) {
 			decisions.add(byKey.get(acquisition.key()));
 		}
-		return new RateLimitResult(decisions, result.timestampMicros());
+		return new RateLimitResult(decisions, result.timestampMicros(), result.store());
 	}
 
 	/**

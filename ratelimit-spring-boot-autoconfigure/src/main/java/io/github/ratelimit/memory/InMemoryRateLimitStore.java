@@ -44,6 +44,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final RateLimitClock clock;
 
+	private final long maximumKeys;
+
 	/**
 	 * Creates a store with the system clock and the default bound.
 	 */
@@ -60,6 +62,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		if (maximumKeys <= 0) {
 			throw new IllegalArgumentException("maximumKeys must be positive: " + maximumKeys);
 		}
+		this.maximumKeys = maximumKeys;
 		this.clock = clock;
 		this.buckets = Caffeine.newBuilder()
 			.maximumSize(maximumKeys)
@@ -107,6 +110,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The bound on the number of buckets kept.
+	 * @return the maximum key count
+	 */
+	public long maximumKeys() {
+		return this.maximumKeys;
 	}
 
 	/**

@@ -112,7 +112,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
 		if (acquisitions.isEmpty()) {
 			// no script runs, so there is no Redis time to report (parsing "" would throw)
-			return new RateLimitResult(List.of(), (this.clock != null) ? this.clock.nowMicros() : 0);
+			return new RateLimitResult(List.of(), (this.clock != null) ? this.clock.nowMicros() : 0, RateLimitResult.REDIS);
 		}
 		RateLimitStore.requireDistinct(acquisitions);
 		Map<Integer, List<Integer>> groups = groupBySlot(acquisitions);
@@ -120,7 +120,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
 		if (groups.size() == 1) {
 			long timestamp = run(acquisitions, groups.values().iterator().next(), now, "acquire", decisions);
-			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp);
+			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
+					RateLimitResult.REDIS);
 		}
 		List<List<Integer>> consumed = new ArrayList<>();
 		boolean allowed = true;
@@ -138,7 +139,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				run(acquisitions, group, now, "refund", null);
 			}
 		}
-		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), Long.parseLong(now));
+		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), Long.parseLong(now),
+				RateLimitResult.REDIS);
 	}
 
 	/** When one limit rejects, the others consumed nothing: report the quota they still hold. */

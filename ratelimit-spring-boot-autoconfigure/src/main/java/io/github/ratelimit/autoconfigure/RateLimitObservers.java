@@ -1,0 +1,41 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+
+import io.github.ratelimit.core.RateLimitObserver;
+import io.github.ratelimit.core.RateLimitResult;
+
+/**
+ * Combines the application's {@link RateLimitObserver} beans into one.
+ */
+final class RateLimitObservers {
+
+	private RateLimitObservers() {
+	}
+
+	static RateLimitObserver of(ObjectProvider<RateLimitObserver> provider) {
+		List<RateLimitObserver> observers = provider.orderedStream().toList();
+		if (observers.isEmpty()) {
+			return RateLimitObserver.NONE;
+		}
+		if (observers.size() == 1) {
+			return observers.get(0);
+		}
+		return new RateLimitObserver() {
+
+			@Override
+			public void decided(RateLimitResult result, long nanos) {
+				observers.forEach((observer) -> observer.decided(result, nanos));
+			}
+
+			@Override
+			public void storeFailed(String store, Throwable failure) {
+				observers.forEach((observer) -> observer.storeFailed(store, failure));
+			}
+
+		};
+	}
+
+}

@@ -1,0 +1,124 @@
+package io.github.ratelimit.metrics;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.ObservedRateLimitStore;
+import io.github.ratelimit.core.RateLimitDecision;
+import io.github.ratelimit.core.RateLimitObserver;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+
+/**
+ * Micrometer meters of the limiter:
+ * <ul>
+ * <li>{@code ratelimit.requests} (counter; tags {@code limit}, {@code result} =
+ * allowed | rejected, {@code store} = memory | redis | fallback): one per limit decided for
+ * a request;</li>
+ * <li>{@code ratelimit.store.latency} (timer; tag {@code store}): time to decide the
+ * limits of a request, by the store that decided;</li>
+ * <li>{@code ratelimit.store.errors} (counter; tag {@code store}): failed or timed-out calls
+ * to the remote store;</li>
+ * <li>{@code ratelimit.fallback.active} (gauge, 0 or 1): the local fallback is deciding;</li>
+ * <li>{@code ratelimit.buckets} and {@code ratelimit.buckets.max} (gauges; tag
+ * {@code store} = memory | fallback): buckets kept in memory and their bound.</li>
+ * </ul>
+ * Tag values come from configuration only (limit names are policy names or route
+ * templates): never an identity, an address or a raw path.
+ */
+public final class RateLimitMetrics implements RateLimitObserver {
+
+	private final MeterRegistry registry;
+
+	private final Map<RequestKey, Counter> requests = new ConcurrentHashMap<>();
+
+	private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
+
+	private final Map<String, Counter> errors = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the meters.
+	 * @param registry the registry
+	 * @param store supplies the configured store, looked up when a gauge is read
+	 */
+	public RateLimitMetrics(MeterRegistry registry, Supplier<RateLimitStore> store) {
+		this.registry = registry;
+		Gauge.builder("ratelimit.fallback.active", store, (supplier) -> fallbackActive(supplier.get()) ? 1 : 0)
+			.description("Whether the local fallback decides because the remote store is failing (0 or 1)")
+			.register(registry);
+		for (String name : new String[] { RateLimitResult.MEMORY, RateLimitResult.FALLBACK }) {
+			Gauge.builder("ratelimit.buckets", store, (supplier) -> buckets(memoryStore(supplier.get(), name), false))
+				.description("Buckets kept in memory")
+				.tag("store", name)
+				.register(registry);
+			Gauge.builder("ratelimit.buckets.max", store, (supplier) -> buckets(memoryStore(supplier.get(), name), true))
+				.description("Bound on the buckets kept in memory")
+				.tag("store", name)
+				.register(registry);
+		}
+	}
+
+	@Override
+	public void decided(RateLimitResult result, long nanos) {
+		this.latencies.computeIfAbsent(result.store(), (name) -> Timer.builder("ratelimit.store.latency")
+			.description("Time the rate limit store took to decide a request")
+			.tag("store", name)
+			.register(this.registry)).record(nanos, TimeUnit.NANOSECONDS);
+		for (RateLimitDecision decision : result.decisions()) {
+			String outcome = decision.allowed() ? "allowed" : "rejected";
+			this.requests.computeIfAbsent(new RequestKey(decision.limit().name(), outcome, result.store()),
+					(key) -> Counter.builder("ratelimit.requests")
+						.description("Requests decided by a rate limit")
+						.tag("limit", key.limit())
+						.tag("result", key.result())
+						.tag("store", key.store())
+						.register(this.registry))
+				.increment();
+		}
+	}
+
+	@Override
+	public void storeFailed(String store, Throwable failure) {
+		this.errors.computeIfAbsent(store, (name) -> Counter.builder("ratelimit.store.errors")
+			.description("Failed or timed-out calls to the rate limit store")
+			.tag("store", name)
+			.register(this.registry)).increment();
+	}
+
+	private static boolean fallbackActive(RateLimitStore store) {
+		return store instanceof FailoverRateLimitStore failover && failover.isFallbackActive();
+	}
+
+	/** The in-memory store playing the given role, if the configuration has one. */
+	private static InMemoryRateLimitStore memoryStore(RateLimitStore store, String role) {
+		if (store instanceof FailoverRateLimitStore failover) {
+			return RateLimitResult.FALLBACK.equals(role) ? asMemory(failover.getFallback()) : null;
+		}
+		return RateLimitResult.MEMORY.equals(role) ? asMemory(store) : null;
+	}
+
+	private static InMemoryRateLimitStore asMemory(RateLimitStore store) {
+		RateLimitStore unwrapped = (store instanceof ObservedRateLimitStore observed) ? observed.getDelegate() : store;
+		return (unwrapped instanceof InMemoryRateLimitStore memory) ? memory : null;
+	}
+
+	private static double buckets(InMemoryRateLimitStore store, boolean bound) {
+		if (store == null) {
+			return 0;
+		}
+		return bound ? store.maximumKeys() : store.size();
+	}
+
+	private record RequestKey(String limit, String result, String store) {
+	}
+
+}
