@@ -40,6 +40,8 @@ final class RateLimitStoreConfigurations {
 		@Bean
 		FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
 				RateLimitProperties properties, RateLimitClock rateLimitClock) {
+			// before the constructors below reject a value without naming its property
+			RateLimitPropertiesMapper.validateGeneral(properties);
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
 					redis.getTimeout());
@@ -77,6 +79,7 @@ final class RateLimitStoreConfigurations {
 						"redis is selected but the application has no RedisConnectionFactory bean",
 						"Add spring-boot-starter-data-redis and configure spring.data.redis.*, or use ratelimit.store=memory");
 			}
+			RateLimitPropertiesMapper.validateGeneral(properties);
 			return new InMemoryRateLimitStore(rateLimitClock, properties.getMemory().getMaximumKeys());
 		}
 
