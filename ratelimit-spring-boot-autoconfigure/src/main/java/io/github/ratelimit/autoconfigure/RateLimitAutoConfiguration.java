@@ -4,11 +4,10 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
@@ -32,7 +31,7 @@ import io.github.ratelimit.core.RateLimiter;
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@Conditional(OnRateLimitEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitStoreConfigurations.Redis.class,
 		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class })

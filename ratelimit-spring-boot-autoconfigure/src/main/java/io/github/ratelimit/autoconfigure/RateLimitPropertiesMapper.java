@@ -22,6 +22,9 @@ import io.github.ratelimit.web.IpRange;
  */
 final class RateLimitPropertiesMapper {
 
+	/** An RFC 9110 field name: a token. */
+	private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
 	private RateLimitPropertiesMapper() {
 	}
 
@@ -81,6 +84,12 @@ final class RateLimitPropertiesMapper {
 		if (header == null || header.isBlank()) {
 			throw new RateLimitConfigurationException("ratelimit.tenant.header", "must not be empty",
 					"Name the request header carrying the tenant id, such as X-Tenant-Id");
+		}
+		if (!HEADER_NAME.matcher(header).matches()) {
+			// no request can carry such a header: tenant keys would silently never apply
+			throw new RateLimitConfigurationException("ratelimit.tenant.header",
+					"'" + header + "' is not an HTTP header name",
+					"Use a header name made of letters, digits and -, such as X-Tenant-Id");
 		}
 		try {
 			return Pattern.compile(properties.getTenant().getPattern());

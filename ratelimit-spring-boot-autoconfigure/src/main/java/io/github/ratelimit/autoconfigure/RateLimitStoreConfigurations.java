@@ -45,6 +45,8 @@ final class RateLimitStoreConfigurations {
 		FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
 				RateLimitProperties properties, RateLimitClock rateLimitClock,
 				ObjectProvider<RateLimitObserver> observers) {
+			// before the constructors below reject a value without naming its property
+			RateLimitPropertiesMapper.validateGeneral(properties);
 			RateLimitProperties.Redis redis = properties.getRedis();
 			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
 					redis.getTimeout());
@@ -85,6 +87,7 @@ final class RateLimitStoreConfigurations {
 						"redis is selected but the application has no RedisConnectionFactory bean",
 						"Add spring-boot-starter-data-redis and configure spring.data.redis.*, or use ratelimit.store=memory");
 			}
+			RateLimitPropertiesMapper.validateGeneral(properties);
 			return new InMemoryRateLimitStore(rateLimitClock, properties.getMemory().getMaximumKeys());
 		}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
@@ -15,6 +16,9 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
@@ -25,6 +29,7 @@ import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
 import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.Identities;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimit;
@@ -85,6 +90,45 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(InMemoryRateLimitStore.class);
 			assertThat(context.getBean(RateLimiter.class).getStore()).isSameAs(context.getBean(RateLimitStore.class));
 		});
+	}
+
+	@Test
+	void inMemoryStoreKeepsNoMoreThanTheMaximumKeysWhenEveryRequestNamesANewTenant() {
+		this.webContextRunner.withPropertyValues("ratelimit.memory.maximum-keys=500").run((context) -> {
+			InMemoryRateLimitStore store = context.getBean(InMemoryRateLimitStore.class);
+			floodWithNewTenants(context.getBean(RequestIdentityResolver.class), store, 20_000);
+			assertThat(store.size()).isBetween(1L, 500L);
+		});
+	}
+
+	@Test
+	void fallbackStoreKeepsNoMoreThanTheMaximumKeysWhenEveryRequestNamesANewTenant() {
+		// nothing listens on port 1 of loopback: every call to Redis fails, the fallback decides
+		this.webContextRunner
+			.withBean(RedisConnectionFactory.class,
+					() -> new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1)))
+			.withPropertyValues("ratelimit.memory.maximum-keys=500", "ratelimit.redis.timeout=100ms")
+			.run((context) -> {
+				FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
+				floodWithNewTenants(context.getBean(RequestIdentityResolver.class), store, 20_000);
+				assertThat(store.isFallbackActive()).isTrue();
+				assertThat(store).extracting("fallback")
+					.asInstanceOf(InstanceOfAssertFactories.type(InMemoryRateLimitStore.class))
+					.satisfies((fallback) -> assertThat(fallback.size()).isBetween(1L, 500L));
+			});
+	}
+
+	/** Every request carries a tenant id never seen before, as an attacker rotating the header would send. */
+	private static void floodWithNewTenants(RequestIdentityResolver identities, RateLimitStore store, int requests) {
+		RateLimit limit = RateLimit.of("reports", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		for (int i = 0; i < requests; i++) {
+			MockHttpServletRequest request = new MockHttpServletRequest();
+			request.setRemoteAddr("203.0.113.9");
+			request.addHeader("X-Tenant-Id", "tenant-" + i);
+			String identity = identities.resolve(List.of(KeySource.TENANT, KeySource.IP), request);
+			assertThat(identity).isEqualTo(Identities.tenant("tenant-" + i));
+			assertThat(store.tryAcquire(List.of(new Acquisition(limit, identity, 1))).allowed()).isTrue();
+		}
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.List;
 import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -39,6 +43,10 @@ class RateLimitStartupValidationTests {
 
 	private final ApplicationContextRunner aopContextRunner = this.contextRunner
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class));
+
+	/** With Redis the store is built before the limit resolver; no connection is ever opened. */
+	private final ApplicationContextRunner redisContextRunner = this.contextRunner.withBean(
+			RedisConnectionFactory.class, () -> new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1)));
 
 	private final WebApplicationContextRunner webContextRunner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
@@ -176,6 +184,168 @@ class RateLimitStartupValidationTests {
 		this.contextRunner.withPropertyValues("ratelimit.redis.key-prefix={rl}:")
 			.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.key-prefix",
 					"must not contain braces", "ratelimit:"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "0ms", "-250ms" })
+	void failsWhenRedisTimeoutIsNotPositive(String timeout) {
+		for (ApplicationContextRunner runner : List.of(this.contextRunner, this.redisContextRunner)) {
+			runner.withPropertyValues("ratelimit.redis.timeout=" + timeout)
+				.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.timeout", "must be positive",
+						"Use a short duration such as 250ms"));
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "-1" })
+	void failsWhenRedisFailureThresholdIsBelowOne(String threshold) {
+		for (ApplicationContextRunner runner : List.of(this.contextRunner, this.redisContextRunner)) {
+			runner.withPropertyValues("ratelimit.redis.failure-threshold=" + threshold)
+				.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.failure-threshold",
+						"must be at least 1: " + threshold, "Use a small count such as 5"));
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "-5s" })
+	void failsWhenRedisProbeIntervalIsNotPositive(String interval) {
+		for (ApplicationContextRunner runner : List.of(this.contextRunner, this.redisContextRunner)) {
+			runner.withPropertyValues("ratelimit.redis.probe-interval=" + interval)
+				.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.probe-interval",
+						"must be positive", "Use a duration such as 5s"));
+		}
+	}
+
+	@Test
+	void failsWhenRedisKeyPrefixHasBracesAndTheRedisStoreIsBuilt() {
+		this.redisContextRunner.withPropertyValues("ratelimit.redis.key-prefix=rl}:")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.key-prefix",
+					"must not contain braces", "ratelimit:"));
+	}
+
+	@Test
+	void failsWhenRedisTimeoutIsNotADuration() {
+		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=soon")
+			.run((context) -> assertBindFailure(context, "ratelimit.redis.timeout"));
+	}
+
+	@Test
+	void failsWhenTenantHeaderIsEmpty() {
+		this.contextRunner.withPropertyValues("ratelimit.tenant.header=")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.tenant.header", "must not be empty",
+					"such as X-Tenant-Id"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "X-Tenant Id", "X-Tenant-Id:", "X\tTenant", "{tenant}", "X-T\u00e9nant" })
+	void failsWhenTenantHeaderIsNotAHeaderName(String header) {
+		this.contextRunner.withPropertyValues("ratelimit.tenant.header=" + header)
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.tenant.header",
+					"is not an HTTP header name", "such as X-Tenant-Id"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "-1" })
+	void failsWhenMemoryMaximumKeysIsNotPositive(String maximumKeys) {
+		for (ApplicationContextRunner runner : List.of(this.contextRunner, this.redisContextRunner)) {
+			runner.withPropertyValues("ratelimit.memory.maximum-keys=" + maximumKeys)
+				.run((context) -> assertConfigurationFailure(context, "ratelimit.memory.maximum-keys",
+						"must be positive: " + maximumKeys, "Use a bound such as 100000"));
+		}
+	}
+
+	@Test
+	void failsWhenDefaultKeyIsEmpty() {
+		this.contextRunner.withPropertyValues("ratelimit.default-key=")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.default-key",
+					"the default key chain is empty", "List at least one of principal, tenant, ip, global"));
+	}
+
+	@Test
+	void failsWhenDefaultKeyNamesAnUnknownSource() {
+		this.contextRunner.withPropertyValues("ratelimit.default-key=principal,session")
+			.run((context) -> assertBindFailure(context, "ratelimit.default-key"));
+	}
+
+	@Test
+	void failsWhenPolicyKeyNamesAnUnknownSource() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=5", "ratelimit.policies.x.key=user")
+			.run((context) -> assertBindFailure(context, "ratelimit.policies.x.key"));
+	}
+
+	@Test
+	void failsWhenPolicyRefillTokensIsNegative() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=5", "ratelimit.policies.x.refill-tokens=-1")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.x.refill-tokens",
+					"refill-tokens must not be negative: -1", "Use 0 (refill the capacity)"));
+	}
+
+	@Test
+	void failsWhenFailModeIsUnknown() {
+		this.contextRunner.withPropertyValues("ratelimit.fail-mode=bogus")
+			.run((context) -> assertBindFailure(context, "ratelimit.fail-mode"));
+	}
+
+	@Test
+	void failsWhenPolicyFailModeIsUnknown() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.login.capacity=5",
+				"ratelimit.policies.login.fail-mode=bogus")
+			.run((context) -> {
+				FailureAnalysis analysis = assertBindFailure(context, "ratelimit.policies.login.fail-mode");
+				assertThat(analysis.getAction()).contains("OPEN", "CLOSED");
+			});
+	}
+
+	@Test
+	void failsWhenRouteFailModeIsUnknown() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/login", "ratelimit.routes[0].capacity=5",
+					"ratelimit.routes[0].fail-mode=shut")
+			.run((context) -> assertBindFailure(context, "ratelimit.routes[0].fail-mode"));
+	}
+
+	@Test
+	void failsWhenHeaderStyleIsUnknown() {
+		this.contextRunner.withPropertyValues("ratelimit.headers=bogus").run((context) -> {
+			FailureAnalysis analysis = assertBindFailure(context, "ratelimit.headers");
+			assertThat(analysis.getAction()).contains("IETF", "X_RATELIMIT");
+		});
+	}
+
+	@Test
+	void failsWhenStoreIsUnknown() {
+		this.contextRunner.withPropertyValues("ratelimit.store=bogus").run((context) -> {
+			FailureAnalysis analysis = assertBindFailure(context, "ratelimit.store");
+			assertThat(analysis.getAction()).contains("AUTO", "MEMORY", "REDIS");
+		});
+	}
+
+	@Test
+	void failsWhenFallbackFactorIsNotANumber() {
+		this.contextRunner.withPropertyValues("ratelimit.fallback-factor=half")
+			.run((context) -> assertBindFailure(context, "ratelimit.fallback-factor"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "localhost", "proxy.example.com", "gateway" })
+	void failsWhenTrustedProxyIsAHostNameWithoutLookingItUp(String host) {
+		// were "localhost" looked up it would parse as 127.0.0.1 and start
+		this.contextRunner.withPropertyValues("ratelimit.client-ip.trusted-proxies=10.0.0.0/8," + host)
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.client-ip.trusted-proxies[1]",
+					"host names are not accepted", "Use an address or CIDR"));
+	}
+
+	@Test
+	void failsWhenIpv6PrefixLengthIsAbove128() {
+		this.contextRunner.withPropertyValues("ratelimit.client-ip.ipv6-prefix-length=129")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.client-ip.ipv6-prefix-length",
+					"must be between 1 and 128: 129", "Use 64"));
+	}
+
+	@Test
+	void failsWhenEnabledIsNotABoolean() {
+		this.contextRunner.withPropertyValues("ratelimit.enabled=ture")
+			.run((context) -> assertBindFailure(context, "ratelimit.enabled"));
 	}
 
 	@Test

@@ -156,6 +156,21 @@ class AnnotatedLimitsIntegrationTests {
 	}
 
 	@Test
+	void principalsWhoseNamesWouldCollideWithoutSeparatorsOrBeyondSixtyFourCharactersHaveTheirOwnBuckets() {
+		// were separators and braces stripped or replaced, or names cut at 64 characters,
+		// a later user would find an earlier user's empty bucket and get 429 at once
+		for (String user : E2eApplication.LOOKALIKE_USERS) {
+			String[] credentials = HttpTestClient.basic(user, "pw");
+			HttpResponse<String> first = this.http.get("/private/me", credentials);
+			assertThat(first.statusCode()).as(user).isEqualTo(200);
+			assertThat(first.body()).isEqualTo(user);
+			assertThat(this.http.get("/private/me", credentials).statusCode()).as(user).isEqualTo(200);
+			assertThat(this.http.get("/private/me", credentials).statusCode()).as(user).isEqualTo(429);
+		}
+		assertThat(this.http.get("/private/me", HttpTestClient.basic("bob", "bob-pw")).statusCode()).isEqualTo(200);
+	}
+
+	@Test
 	void tenantKeyedLimitUsesValidTenantHeaders() {
 		assertThat(this.http.get("/tenant", "X-Tenant-Id", "acme").statusCode()).isEqualTo(200);
 		assertThat(this.http.get("/tenant", "X-Tenant-Id", "acme").statusCode()).isEqualTo(200);

@@ -1,6 +1,7 @@
 package io.github.ratelimit.e2e;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -53,10 +54,21 @@ public class E2eApplication {
 		return NOW::get;
 	}
 
+	/**
+	 * Users whose names would share a bucket if key separators and braces were stripped or
+	 * replaced, or names were cut at 64 characters. Each has the password {@code pw}.
+	 */
+	public static final List<String> LOOKALIKE_USERS = List.of("{bob}", "a}b{c", "a_b_c", "abc", "carol admin",
+			"carol_admin", "x".repeat(64) + "1", "x".repeat(64) + "2", "x".repeat(64));
+
 	@Bean
 	UserDetailsService users() {
-		return new InMemoryUserDetailsManager(User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
+		InMemoryUserDetailsManager users = new InMemoryUserDetailsManager(
+				User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
 				User.withUsername("bob").password("{noop}bob-pw").roles("USER").build());
+		LOOKALIKE_USERS
+			.forEach((name) -> users.createUser(User.withUsername(name).password("{noop}pw").roles("USER").build()));
+		return users;
 	}
 
 	@Bean

@@ -1,6 +1,12 @@
 package io.github.ratelimit.e2e;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +22,7 @@ final class HttpTestClient {
 
 	private final HttpClient client = HttpClient.newBuilder()
 		.connectTimeout(Duration.ofSeconds(5))
+		.version(HttpClient.Version.HTTP_1_1)
 		.followRedirects(HttpClient.Redirect.NEVER)
 		.build();
 
@@ -41,6 +48,40 @@ final class HttpTestClient {
 		return send(request(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))
 			.build());
+	}
+
+	/**
+	 * Sends a GET request byte for byte, as a client that ignores the rules would: header
+	 * values may hold control characters that {@link HttpClient} refuses to send.
+	 * @param localAddress the loopback address to connect from, such as {@code 127.0.0.2}
+	 * @param path the path
+	 * @param headers names and values, in pairs; each character is sent as one byte
+	 * @return the status code of the response
+	 */
+	int rawGet(String localAddress, String path, String... headers) {
+		StringBuilder head = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\n");
+		head.append("Host: 127.0.0.1:").append(this.port).append("\r\n");
+		for (int i = 0; i < headers.length; i += 2) {
+			head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+		}
+		head.append("Connection: close\r\n\r\n");
+		try (Socket socket = new Socket()) {
+			socket.bind(new InetSocketAddress(InetAddress.getByName(localAddress), 0));
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 5_000);
+			socket.setSoTimeout(10_000);
+			socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+			socket.getOutputStream().flush();
+			BufferedReader reader = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+			String statusLine = reader.readLine();
+			if (statusLine == null || !statusLine.startsWith("HTTP/1.1 ")) {
+				throw new IllegalStateException("No HTTP response: " + statusLine);
+			}
+			return Integer.parseInt(statusLine.substring(9, 12));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	static String[] basic(String user, String password) {

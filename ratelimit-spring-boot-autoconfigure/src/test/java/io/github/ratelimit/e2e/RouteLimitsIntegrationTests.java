@@ -101,6 +101,22 @@ class RouteLimitsIntegrationTests {
 	}
 
 	@Test
+	void forwardingHeadersNamingAnotherClientGiveNoAccessToItsBucket() {
+		// the victim connects from 127.0.0.2; the attacker, from 127.0.0.1, names it in every header
+		String[] impersonation = { "Forwarded", "for=127.0.0.2", "X-Forwarded-For", "127.0.0.2" };
+		for (int i = 0; i < 4; i++) {
+			assertThat(this.http.get("/routed/a", impersonation).statusCode()).isEqualTo(200);
+		}
+		assertThat(this.http.get("/routed/a", impersonation).statusCode()).isEqualTo(429);
+		assertThat(this.http.get("/routed/a", "Forwarded", "for=\"127.0.0.2:443\"").statusCode()).isEqualTo(429);
+		// the attacker neither drew from the victim's bucket nor emptied it
+		for (int i = 0; i < 4; i++) {
+			assertThat(this.http.rawGet("127.0.0.2", "/routed/a")).isEqualTo(200);
+		}
+		assertThat(this.http.rawGet("127.0.0.2", "/routed/a")).isEqualTo(429);
+	}
+
+	@Test
 	void ipRouteHoldsForFormLoginAnsweredBySpringSecurity() {
 		for (int i = 0; i < 3; i++) {
 			HttpResponse<String> failed = this.http.post("/login", "username=alice&password=wrong" + i);

@@ -1,6 +1,7 @@
 package io.github.ratelimit.e2e;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,22 @@ class TrustedProxyIntegrationTests {
 			.isEqualTo(429);
 		assertThat(this.http.get("/routed/1", "Forwarded", "for=\"[2001:db8:1:3::1]\"").statusCode())
 			.isEqualTo(200);
+	}
+
+	@Test
+	void malformedForwardedFromATrustedProxyIsChargedToTheProxy() {
+		List<String> malformed = List.of("for=", "for=\"", "for=\"\"", "for=unknown", "for=_hidden", "by=127.0.0.1",
+				";;;", "=", ",,,", "for=\"[2001:db8::1\"", "for=[2001:db8::1]:99999", "for=\"198.51.100.7, 10.0.0.1\"",
+				"for=198.51.100.7;for=198.51.100.8", "for=evil.example.com", "for=\"[fe80::1%25eth0]\"",
+				"for=198.51.100.007", "for=0x7f.0.0.1", "for=198.51.100.7:80:90", "for=\u00e9", "for=" + "9".repeat(4_000),
+				"for=198.51.100.7, ".repeat(300) + "for=garbage");
+		for (String value : malformed) {
+			E2eApplication.advance(Duration.ofDays(1));
+			assertThat(this.http.get("/routed/3", "Forwarded", value).statusCode()).as(value).isEqualTo(200);
+			assertThat(this.http.get("/routed/3", "Forwarded", value).statusCode()).as(value).isEqualTo(200);
+			// the walk stopped at the malformed entry: the trusted peer itself was the client
+			assertThat(this.http.get("/routed/3").statusCode()).as(value).isEqualTo(429);
+		}
 	}
 
 	@Test

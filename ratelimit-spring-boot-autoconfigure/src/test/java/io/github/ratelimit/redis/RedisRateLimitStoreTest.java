@@ -112,6 +112,44 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 	}
 
 	@Test
+	void slidingWindowLogLeavesNoKeyWithoutTtlWhenItsSumWasLost() {
+		// the log's TTL is real time: a long period keeps it alive while the test clock moves
+		RateLimit limit = RateLimit.of("evicted", Algorithm.SLIDING_WINDOW_LOG, 2, Duration.ofMinutes(1));
+		Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
+		String key = ((RedisRateLimitStore) store()).key(acquisition);
+		assertThat(store().tryAcquire(List.of(acquisition)).allowed()).isTrue();
+		clock().advance(Duration.ofSeconds(10));
+		assertThat(store().tryAcquire(List.of(acquisition)).allowed()).isTrue();
+		// memory pressure evicts the sum but not its log (maxmemory-policy volatile-*, allkeys-*)
+		redis.delete(key + ":sum");
+		clock().advance(Duration.ofSeconds(55));
+		// the first entry left the window, the second has not: one unit is free, two are asked for
+		RateLimitResult rejected = store().tryAcquire(List.of(new Acquisition(limit, "user:alice", 2)));
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.decisions().get(0).remaining()).isEqualTo(1);
+		assertThat(redis.keys("test:*")).allSatisfy((each) -> assertThat(redis.getExpire(each)).as(each).isPositive());
+		RateLimitResult admitted = store().tryAcquire(List.of(acquisition));
+		assertThat(admitted.allowed()).isTrue();
+		assertThat(admitted.decisions().get(0).remaining()).isZero();
+		assertThat(redis.opsForValue().get(key + ":sum")).isEqualTo("2");
+		assertThat(redis.keys("test:*")).allSatisfy((each) -> assertThat(redis.getExpire(each)).as(each).isPositive());
+	}
+
+	@Test
+	void slidingWindowLogRefundAfterTheSumWasLostLeavesNoKeyWithoutTtl() {
+		RateLimit limit = RateLimit.of("evicted-refund", Algorithm.SLIDING_WINDOW_LOG, 2, Duration.ofMinutes(1));
+		Acquisition acquisition = new Acquisition(limit, "user:bob", 1);
+		String key = ((RedisRateLimitStore) store()).key(acquisition);
+		RateLimitResult admitted = store().tryAcquire(List.of(acquisition));
+		assertThat(admitted.allowed()).isTrue();
+		redis.delete(key + ":sum");
+		store().refund(List.of(acquisition), admitted.timestampMicros());
+		assertThat(redis.keys("test:*")).allSatisfy((each) -> assertThat(redis.getExpire(each)).as(each).isPositive());
+		// the refund was given back: the whole capacity is there again
+		assertThat(store().tryAcquire(List.of(new Acquisition(limit, "user:bob", 2))).allowed()).isTrue();
+	}
+
+	@Test
 	void identitiesCannotOpenAHashTagOfTheirOwn() {
 		RateLimit limit = RateLimit.of("tag", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
 		String key = ((RedisRateLimitStore) store()).key(new Acquisition(limit, "x}{evil", 1));

@@ -2,9 +2,11 @@ package io.github.ratelimit.web;
 
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -233,6 +235,35 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "for=198.51.100.7, " + element + ", for=10.0.0.2");
 		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.2");
+	}
+
+	static Stream<String> garbageForwardedHeaders() {
+		return Stream.of("x".repeat(10_240), "for=" + "1".repeat(10_240), ";".repeat(10_240), "=".repeat(10_240),
+				"\"".repeat(10_240), "for=\"" + "[".repeat(10_240), "for=\"198.51.100.7, 198.51.100.8\"",
+				"for=\"\\\"198.51.100.7\\\"\"", "for=198.51.100.7\u0000", "for=\uff11\uff19\uff18.51.100.7",
+				"for=[::1]]", "for=[[::1]", "for=\"[::1]:443:80\"", "for=::ffff:", "for=1.2.3.4/8", "for=-1.2.3.4",
+				"for=" + "1.".repeat(5_000) + "1", "for=\"[" + "0:".repeat(3_000) + "]\"");
+	}
+
+	@ParameterizedTest
+	@MethodSource("garbageForwardedHeaders")
+	void garbageForwardedFromTrustedProxyMakesTheProxyTheClient(String garbage) {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader(FORWARDED, garbage);
+		request.addHeader(XFF, "198.51.100.9");
+		// Forwarded wins over X-Forwarded-For even when it is garbage: the walk stops at once
+		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.1");
+	}
+
+	@Test
+	void hundredsOfForwardedLinesFromTrustedProxiesAreExaminedOnlyInPart() {
+		MockHttpServletRequest request = request("10.0.0.1");
+		request.addHeader(FORWARDED, "for=198.51.100.7");
+		for (int i = 0; i < 500; i++) {
+			request.addHeader(FORWARDED, "for=10.0." + (i / 250) + "." + (i % 250));
+		}
+		// the 32 rightmost entries are all trusted: the leftmost of them is the client
+		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.1.218");
 	}
 
 	@Test
