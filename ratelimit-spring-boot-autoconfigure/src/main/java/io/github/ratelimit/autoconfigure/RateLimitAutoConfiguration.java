@@ -33,7 +33,7 @@ import io.github.ratelimit.core.RateLimiter;
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @Conditional(OnRateLimitEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitMetricsConfiguration.class, RateLimitStoreConfigurations.Redis.class,
+@Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,
 		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class })
 public final class RateLimitAutoConfiguration {
 
