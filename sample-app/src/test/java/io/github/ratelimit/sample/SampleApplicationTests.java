@@ -61,6 +61,19 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void prometheusShowsTheLimiterToSignedInUsersOnly() throws Exception {
+		get("/api/orders/1", null);
+		assertThat(get("/actuator/prometheus", null).statusCode()).isEqualTo(401);
+		HttpResponse<String> scrape = get("/actuator/prometheus", ALICE);
+		assertThat(scrape.statusCode()).isEqualTo(200);
+		assertThat(scrape.body()).contains(
+				"ratelimit_requests_total{limit=\"GET /api/orders/{id}\",result=\"allowed\",store=\"memory\"}")
+			.contains("ratelimit_fallback_active")
+			.doesNotContain("127.0.0.1");
+		assertThat(get("/actuator/health", ALICE).body()).contains("\"rateLimit\"");
+	}
+
+	@Test
 	void readingOrdersSharesOneBucketAcrossIdsAndAnswers429WithHeaders() throws Exception {
 		for (int id = 1; id <= 5; id++) {
 			HttpResponse<String> response = get("/api/orders/" + id, null);
