@@ -7,13 +7,15 @@
 -- ARGV[2]  'acquire', 'check' (decide without consuming) or 'refund' (ARGV[1] is then the
 --          timestamp of the acquisition being given back)
 -- ARGV[3]  number of limits n
--- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc), capacity,
+-- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc, followed by '!'
+--          for a shadow limit, whose rejection does not stop the others), capacity,
 --          parameter (emission interval µs for tb and lb, period µs otherwise), cost
 -- ARGV[4+4n] optional: least TTL in milliseconds (tests with an explicit now)
 -- Reply    {now, then per limit: allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
--- Every limit is decided before any is consumed: either all admit and all commit, or
--- nothing changes (apart from expiring entries a sliding log no longer counts).
+-- Every limit is decided before any is consumed: either every enforced limit admits and
+-- every admitting limit commits, or nothing changes (apart from expiring entries a sliding
+-- log no longer counts). A shadow limit that rejects consumes nothing and rejects nothing.
 
 local now = rl_now(ARGV[1])
 local mode = ARGV[2]
@@ -27,6 +29,10 @@ local allowed = true
 local k = 1
 for i = 0, n - 1 do
   local algorithm = ARGV[4 + i * 4]
+  local shadow = string.sub(algorithm, -1) == '!'
+  if shadow then
+    algorithm = string.sub(algorithm, 1, -2)
+  end
   local capacity = tonumber(ARGV[5 + i * 4])
   local param = tonumber(ARGV[6 + i * 4])
   local cost = tonumber(ARGV[7 + i * 4])
@@ -67,10 +73,12 @@ for i = 0, n - 1 do
     return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
   end
   if decision then
-    if decision[1] == 0 then
+    if decision[1] == 0 and not shadow then
       allowed = false
     end
-    commits[#commits + 1] = commit
+    if commit then
+      commits[#commits + 1] = commit
+    end
     for j = 1, 5 do
       reply[#reply + 1] = decision[j]
     end

@@ -27,7 +27,9 @@ public class RateLimitExceededException extends RuntimeException {
 		this.decisions = List.copyOf(decisions);
 		long retryMicros = 0;
 		for (RateLimitDecision decision : decisions) {
-			retryMicros = Math.max(retryMicros, decision.retryAfterMicros());
+			if (decision.rejects()) {
+				retryMicros = Math.max(retryMicros, decision.retryAfterMicros());
+			}
 		}
 		this.retryAfter = Duration.ofNanos(retryMicros * 1_000);
 	}
@@ -45,7 +47,7 @@ public class RateLimitExceededException extends RuntimeException {
 	 * @return the violated limit names
 	 */
 	public List<String> getViolatedLimits() {
-		return this.decisions.stream().filter((d) -> !d.allowed()).map((d) -> d.limit().name()).toList();
+		return this.decisions.stream().filter(RateLimitDecision::rejects).map((d) -> d.limit().name()).toList();
 	}
 
 	/**
@@ -57,8 +59,12 @@ public class RateLimitExceededException extends RuntimeException {
 	}
 
 	private static String message(List<RateLimitDecision> decisions) {
-		List<String> violated = decisions.stream().filter((d) -> !d.allowed()).map((d) -> d.limit().name()).toList();
-		long retryMicros = decisions.stream().mapToLong(RateLimitDecision::retryAfterMicros).max().orElse(0);
+		List<String> violated = decisions.stream().filter(RateLimitDecision::rejects).map((d) -> d.limit().name()).toList();
+		long retryMicros = decisions.stream()
+			.filter(RateLimitDecision::rejects)
+			.mapToLong(RateLimitDecision::retryAfterMicros)
+			.max()
+			.orElse(0);
 		return "Rate limit exceeded for " + violated + "; retry after " + Duration.ofNanos(retryMicros * 1_000);
 	}
 

@@ -46,6 +46,11 @@ public class RateLimitProperties {
 	private double fallbackFactor = 0.5;
 
 	/**
+	 * Whether every limit that sets nothing about it runs in shadow mode: decided, recorded and advertised in headers, but never rejecting.
+	 */
+	private boolean shadow;
+
+	/**
 	 * Style of the rate limit response headers.
 	 */
 	private HeaderStyle headers = HeaderStyle.IETF;
@@ -111,6 +116,14 @@ public class RateLimitProperties {
 
 	public void setFallbackFactor(double fallbackFactor) {
 		this.fallbackFactor = fallbackFactor;
+	}
+
+	public boolean isShadow() {
+		return this.shadow;
+	}
+
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
 	}
 
 	public HeaderStyle getHeaders() {
@@ -367,6 +380,19 @@ public class RateLimitProperties {
 		 * What this limit does when its store fails; unset means ratelimit.fail-mode.
 		 */
 		private FailMode failMode;
+
+		/**
+		 * Whether this limit runs in shadow mode (records what it would reject, never rejects); unset means ratelimit.shadow.
+		 */
+		private Boolean shadow;
+
+		public Boolean getShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(Boolean shadow) {
+			this.shadow = shadow;
+		}
 
 		public FailMode getFailMode() {
 			return this.failMode;

@@ -32,7 +32,8 @@ final class RateLimitPropertiesMapper {
 		validateGeneral(properties);
 		Map<String, LimitSettings> policies = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> policies.put(name, settings(policy)));
-		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey(), properties.getFailMode());
+		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey(), properties.getFailMode(),
+				properties.isShadow());
 		properties.getPolicies().forEach((name, policy) -> {
 			if (policy.getCapacity() != null) {
 				resolver.validatePolicy(name);
@@ -123,7 +124,7 @@ final class RateLimitPropertiesMapper {
 
 	static LimitSettings settings(RateLimitProperties.Policy policy) {
 		return new LimitSettings(policy.getAlgorithm(), policy.getCapacity(), policy.getRefillTokens(),
-				policy.getPeriod(), policy.getCost(), policy.getKey(), null, policy.getFailMode());
+				policy.getPeriod(), policy.getCost(), policy.getKey(), null, policy.getFailMode(), policy.getShadow());
 	}
 
 }

@@ -31,6 +31,8 @@ public final class LimitResolver {
 
 	private final FailMode defaultFailMode;
 
+	private final boolean defaultShadow;
+
 	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
 
 	/**
@@ -49,9 +51,22 @@ public final class LimitResolver {
 	 * @param defaultFailMode the fail mode of limits that set none
 	 */
 	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode) {
+		this(policies, defaultKey, defaultFailMode, false);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
+			boolean defaultShadow) {
 		this.policies = Map.copyOf(policies);
 		this.defaultKey = List.copyOf(defaultKey);
 		this.defaultFailMode = defaultFailMode;
+		this.defaultShadow = defaultShadow;
 	}
 
 	/**
@@ -148,7 +163,8 @@ public final class LimitResolver {
 		RateLimit limit;
 		try {
 			FailMode failMode = (merged.failMode() != null) ? merged.failMode() : this.defaultFailMode;
-			limit = new RateLimit(name, algorithm, capacity, refill, period, failMode);
+			boolean shadow = (merged.shadow() != null) ? merged.shadow() : this.defaultShadow;
+			limit = new RateLimit(name, algorithm, capacity, refill, period, failMode, shadow);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(origins.of(LimitSettings::capacity, "capacity"), ex.getMessage(),
@@ -175,7 +191,7 @@ public final class LimitResolver {
 
 	private static String describe(RateLimit limit) {
 		return limit.algorithm() + " capacity=" + limit.capacity() + " refill-tokens=" + limit.refillTokens()
-				+ " period=" + limit.period() + " fail-mode=" + limit.failMode();
+				+ " period=" + limit.period() + " fail-mode=" + limit.failMode() + " shadow=" + limit.shadow();
 	}
 
 	private record Resolved(RateLimit limit, String origin) {

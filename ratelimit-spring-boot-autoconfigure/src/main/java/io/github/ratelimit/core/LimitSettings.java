@@ -20,12 +20,13 @@ import io.github.ratelimit.KeySource;
  * @param key the key chain; empty means not set
  * @param keyExpression SpEL expression for the identity; empty means not set
  * @param failMode what the limit does when its store fails
+ * @param shadow whether the limit only records what it would reject
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-		List<KeySource> key, String keyExpression, FailMode failMode) {
+		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow) {
 
 	/** Settings that set nothing. */
-	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null);
+	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null, null);
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
@@ -44,7 +45,23 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 	 */
 	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
 			List<KeySource> key, String keyExpression) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, null);
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, null, null);
+	}
+
+	/**
+	 * Settings that leave shadow mode unset.
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period
+	 * @param period the period
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression
+	 * @param failMode the fail mode
+	 */
+	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
+			List<KeySource> key, String keyExpression, FailMode failMode) {
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, null);
 	}
 
 	/**
@@ -56,7 +73,8 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		return new LimitSettings(pick(override.algorithm, this.algorithm), pick(override.capacity, this.capacity),
 				pick(override.refillTokens, this.refillTokens), pick(override.period, this.period),
 				pick(override.cost, this.cost), override.key.isEmpty() ? this.key : override.key,
-				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode));
+				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
+				pick(override.shadow, this.shadow));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {

@@ -17,9 +17,10 @@ import io.github.ratelimit.FailMode;
  * @param refillTokens tokens added per period (bucket algorithms); 0 means capacity
  * @param period refill period or window length
  * @param failMode what the limit does when its store cannot answer
+ * @param shadow whether the limit only records what it would reject (shadow mode)
  */
 public record RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period,
-		FailMode failMode) {
+		FailMode failMode, boolean shadow) {
 
 	/** Largest time span the stores compute with exactly (2^53 microseconds, about 285 years). */
 	static final long MAX_SPAN_MICROS = 1L << 53;
@@ -71,7 +72,21 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 * @param period the period
 	 */
 	public RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period) {
-		this(name, algorithm, capacity, refillTokens, period, FailMode.OPEN);
+		this(name, algorithm, capacity, refillTokens, period, FailMode.OPEN, false);
+	}
+
+	/**
+	 * Creates an enforced limit.
+	 * @param name the name
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period; 0 means capacity
+	 * @param period the period
+	 * @param failMode what the limit does when its store cannot answer
+	 */
+	public RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period,
+			FailMode failMode) {
+		this(name, algorithm, capacity, refillTokens, period, failMode, false);
 	}
 
 	/**
@@ -86,7 +101,8 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		}
 		long reducedCapacity = Math.max(1, (long) Math.floor(this.capacity * factor));
 		long reducedRefill = Math.max(1, (long) Math.floor(this.refillTokens * factor));
-		return new RateLimit(this.name, this.algorithm, reducedCapacity, reducedRefill, this.period, this.failMode);
+		return new RateLimit(this.name, this.algorithm, reducedCapacity, reducedRefill, this.period, this.failMode,
+				this.shadow);
 	}
 
 	/**

@@ -32,6 +32,15 @@ public record RateLimitDecision(RateLimit limit, boolean allowed, long remaining
 	}
 
 	/**
+	 * Whether this decision turns the request away: a rejection by an enforced limit. A
+	 * shadow limit's rejection is only recorded.
+	 * @return whether the request is rejected by this limit
+	 */
+	public boolean rejects() {
+		return !this.allowed && !this.limit.shadow();
+	}
+
+	/**
 	 * This admitting decision as it stands when the request was not committed after all
 	 * (another limit of the same request rejected it): the cost is still available.
 	 * @param cost the cost that was not taken

@@ -44,12 +44,13 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	}
 
 	/**
-	 * Whether every limit admitted the request (and so each consumed its cost).
+	 * Whether every enforced limit admitted the request (and so each consumed its cost);
+	 * shadow limits never turn a request away.
 	 * @return whether the request is allowed
 	 */
 	public boolean allowed() {
 		for (RateLimitDecision decision : this.decisions) {
-			if (!decision.allowed()) {
+			if (decision.rejects()) {
 				return false;
 			}
 		}
@@ -61,7 +62,7 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	 * @return the rejections, empty when allowed
 	 */
 	public List<RateLimitDecision> rejections() {
-		return this.decisions.stream().filter((decision) -> !decision.allowed()).toList();
+		return this.decisions.stream().filter(RateLimitDecision::rejects).toList();
 	}
 
 	/**
@@ -71,7 +72,9 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	public long delayMicros() {
 		long delay = 0;
 		for (RateLimitDecision decision : this.decisions) {
-			delay = Math.max(delay, decision.delayMicros());
+			if (!decision.limit().shadow()) {
+				delay = Math.max(delay, decision.delayMicros());
+			}
 		}
 		return delay;
 	}

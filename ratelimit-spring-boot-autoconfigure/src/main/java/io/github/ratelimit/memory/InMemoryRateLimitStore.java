@@ -149,11 +149,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			decisions[i] = buckets[i].stateFor(acquisition).check(acquisition.limit(), at, acquisition.cost());
-			allowed &= decisions[i].allowed();
+			allowed &= !decisions[i].rejects();
 		}
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			if (allowed) {
+			if (allowed && decisions[i].allowed()) {
 				buckets[i].stateFor(acquisition).commit(acquisition.limit(), at, acquisition.cost());
 			}
 			else if (decisions[i].allowed()) {

@@ -22,7 +22,7 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
  * Micrometer meters of the limiter:
  * <ul>
  * <li>{@code ratelimit.requests} (counter; tags {@code limit}, {@code result} =
- * allowed | rejected, {@code store} = memory | redis | fallback): one per limit decided for
+ * allowed | rejected | shadow_rejected, {@code store} = memory | redis | fallback): one per limit decided for
  * a request;</li>
  * <li>{@code ratelimit.store.latency} (timer; tag {@code store}): time to decide the
  * limits of a request, by the store that decided;</li>
@@ -74,7 +74,7 @@ public final class RateLimitMetrics implements RateLimitObserver {
 			.tag("store", name)
 			.register(this.registry)).record(nanos, TimeUnit.NANOSECONDS);
 		for (RateLimitDecision decision : result.decisions()) {
-			String outcome = decision.allowed() ? "allowed" : "rejected";
+			String outcome = decision.allowed() ? "allowed" : (decision.limit().shadow() ? "shadow_rejected" : "rejected");
 			this.requests.computeIfAbsent(new RequestKey(decision.limit().name(), outcome, result.store()),
 					(key) -> Counter.builder("ratelimit.requests")
 						.description("Requests decided by a rate limit")

@@ -128,7 +128,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		for (List<Integer> group : groups.values()) {
 			long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", decisions);
 			now = Long.toString(timestamp);
-			boolean groupAllowed = group.stream().allMatch((i) -> decisions[i].allowed());
+			boolean groupAllowed = group.stream().noneMatch((i) -> decisions[i].rejects());
 			if (allowed && groupAllowed) {
 				consumed.add(group);
 			}
@@ -148,7 +148,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			RateLimitDecision[] decisions) {
 		boolean allowed = true;
 		for (RateLimitDecision decision : decisions) {
-			allowed &= decision.allowed();
+			allowed &= !decision.rejects();
 		}
 		if (!allowed) {
 			for (int i = 0; i < decisions.length; i++) {
@@ -202,7 +202,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			if (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) {
 				keys.add(key + ":sum");
 			}
-			args.add(code(limit.algorithm()));
+			args.add(limit.shadow() ? code(limit.algorithm()) + "!" : code(limit.algorithm()));
 			args.add(Long.toString(limit.capacity()));
 			args.add(Long.toString(isBucket(limit.algorithm()) ? limit.emissionIntervalMicros() : limit.periodMicros()));
 			args.add(Long.toString(acquisition.cost()));

@@ -73,7 +73,7 @@ public final class RateLimitResponseWriter {
 		if (response.isCommitted()) {
 			return;
 		}
-		List<RateLimitDecision> rejections = decisions.stream().filter((d) -> !d.allowed()).toList();
+		List<RateLimitDecision> rejections = decisions.stream().filter(RateLimitDecision::rejects).toList();
 		long retryAfter = Math.max(1,
 				ceilSeconds(rejections.stream().mapToLong(RateLimitDecision::retryAfterMicros).max().orElse(0)));
 		List<String> violated = rejections.stream().map((d) -> d.limit().name()).distinct().toList();

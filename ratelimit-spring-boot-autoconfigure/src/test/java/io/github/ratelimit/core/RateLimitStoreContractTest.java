@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -312,6 +313,43 @@ public abstract class RateLimitStoreContractTest {
 		// and consumed nothing
 		assertThat(acquire(limit, 5).allowed()).isTrue();
 		assertThat(acquireAll(new Acquisition(limit, "bob", 5)).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void shadowLimitRecordsItsRejectionButNeverStopsTheRequest(Algorithm algorithm) {
+		RateLimit enforced = RateLimit.of("enforced", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+		RateLimit shadow = new RateLimit("shadow", algorithm, 2, 2, Duration.ofMinutes(1), FailMode.OPEN, true);
+		for (int i = 0; i < 2; i++) {
+			RateLimitResult admitted = acquireAll(new Acquisition(enforced, "u", 1), new Acquisition(shadow, "u", 1));
+			assertThat(admitted.allowed()).isTrue();
+			assertThat(admitted.decisions().get(1).allowed()).isTrue();
+		}
+		RateLimitResult third = acquireAll(new Acquisition(enforced, "u", 1), new Acquisition(shadow, "u", 1));
+		assertThat(third.allowed()).as("a shadow rejection never turns the request away").isTrue();
+		assertThat(third.rejections()).isEmpty();
+		assertThat(third.decisions().get(1).allowed()).as("but it is recorded").isFalse();
+		assertThat(third.decisions().get(0).remaining()).as("the enforced limit paid").isEqualTo(7);
+		assertThat(third.delayMicros()).isZero();
+		// the enforced limit kept counting: 7 more fit, the next one is rejected for real
+		for (int i = 0; i < 7; i++) {
+			assertThat(acquireAll(new Acquisition(enforced, "u", 1), new Acquisition(shadow, "u", 1)).allowed()).isTrue();
+		}
+		RateLimitResult rejected = acquireAll(new Acquisition(enforced, "u", 1), new Acquisition(shadow, "u", 1));
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.rejections()).extracting((decision) -> decision.limit().name()).containsExactly("enforced");
+	}
+
+	@Test
+	void shadowLimitConsumesNothingWhenAnEnforcedLimitRejects() {
+		RateLimit enforced = RateLimit.of("enforced", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RateLimit shadow = new RateLimit("shadow", Algorithm.FIXED_WINDOW, 5, 5, Duration.ofMinutes(1), FailMode.OPEN,
+				true);
+		acquireAll(new Acquisition(enforced, "u", 1), new Acquisition(shadow, "u", 1));
+		RateLimitResult rejected = acquireAll(new Acquisition(enforced, "u", 1), new Acquisition(shadow, "u", 1));
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.decisions().get(1).remaining()).isEqualTo(4);
+		assertThat(acquireAll(new Acquisition(shadow, "u", 1)).decisions().get(0).remaining()).isEqualTo(3);
 	}
 
 	@Test

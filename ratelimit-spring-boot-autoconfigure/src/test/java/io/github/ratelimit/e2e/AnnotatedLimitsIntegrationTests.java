@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 @SpringBootTest(classes = E2eApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = "ratelimit.policies.tuned.capacity=3")
+		properties = { "ratelimit.policies.tuned.capacity=3", "ratelimit.policies.shadowed.shadow=true" })
 class AnnotatedLimitsIntegrationTests {
 
 	@LocalServerPort
@@ -250,6 +250,21 @@ class AnnotatedLimitsIntegrationTests {
 		assertThat(this.http.get("/broken-expression").body()).isEqualTo("still served");
 		assertThat(this.http.get("/broken-expression").statusCode()).isEqualTo(200);
 		assertThat(this.http.get("/broken-expression").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void shadowPolicyNeverRejectsButAdvertisesWhatItWouldDo() {
+		for (int i = 0; i < 2; i++) {
+			assertThat(this.http.get("/shadowed").statusCode()).isEqualTo(200);
+		}
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> wouldReject = this.http.get("/shadowed");
+			assertThat(wouldReject.statusCode()).isEqualTo(200);
+			assertThat(wouldReject.body()).isEqualTo("shadowed");
+			assertThat(wouldReject.headers().firstValue("RateLimit")).hasValueSatisfying(
+					(value) -> assertThat(value).startsWith("\"shadowed\";r=0;"));
+			assertThat(wouldReject.headers().firstValue("Retry-After")).isEmpty();
+		}
 	}
 
 }

@@ -192,6 +192,12 @@ public class E2eApplication {
 			}
 		}
 
+		@RateLimited(name = "shadowed", capacity = 2, period = "1h", key = KeySource.GLOBAL)
+		@GetMapping("/shadowed")
+		String shadowed() {
+			return "shadowed";
+		}
+
 		@GetMapping("/private/guarded")
 		String guarded() {
 			return "guarded";

@@ -49,6 +49,25 @@ class RateLimitMetricsTests {
 	}
 
 	@Test
+	void countsWhatAShadowLimitWouldHaveRejected() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimit shadow = new RateLimit("search", Algorithm.SLIDING_WINDOW_LOG, 2, 2, Duration.ofMinutes(1),
+				io.github.ratelimit.FailMode.OPEN, true);
+		for (int i = 0; i < 7; i++) {
+			assertThat(limiter.acquire(List.of(new Acquisition(shadow, "user:a", 1))).allowed()).isTrue();
+		}
+		assertThat(this.registry.get("ratelimit.requests").tag("limit", "search").tag("result", "allowed").counter().count())
+			.isEqualTo(2);
+		assertThat(this.registry.get("ratelimit.requests")
+			.tag("limit", "search")
+			.tag("result", "shadow_rejected")
+			.counter()
+			.count()).isEqualTo(5);
+		assertThat(this.registry.find("ratelimit.requests").tag("result", "rejected").counter()).isNull();
+	}
+
+	@Test
 	void tagValuesNeverContainIdentities() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
 		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
