@@ -1,4 +1,5 @@
--- token_bucket.lua: token bucket and leaky bucket, kept as one timestamp (GCRA).
+-- token_bucket.lua: token bucket, kept as one timestamp (GCRA); leaky_bucket.lua runs the
+-- same functions with ARGV[6] = 1.
 --
 -- KEYS[1]  bucket key; a string holding the time (microseconds) at which the bucket is
 --          full again (leaky bucket: the time its queue is empty again)

@@ -49,7 +49,13 @@ public final class RedisScripts {
 	 */
 	@SuppressWarnings("rawtypes")
 	public static RedisScript<List> standalone(String file) {
-		return RedisScript.of(read("lib.lua") + "\n" + read(file), List.class);
+		StringBuilder script = new StringBuilder(read("lib.lua")).append('\n');
+		if ("leaky_bucket.lua".equals(file)) {
+			// the leaky bucket runs the token bucket's functions
+			String gcra = read("token_bucket.lua");
+			script.append(gcra, 0, gcra.indexOf(STANDALONE_MARKER)).append('\n');
+		}
+		return RedisScript.of(script.append(read(file)).toString(), List.class);
 	}
 
 	static String read(String file) {

@@ -54,6 +54,8 @@ class LuaScriptsTest {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> TOKEN_BUCKET = RedisScripts.standalone("token_bucket.lua");
 
+	private static final RedisScript<List> LEAKY_BUCKET = RedisScripts.standalone("leaky_bucket.lua");
+
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> FIXED_WINDOW = RedisScripts.standalone("fixed_window.lua");
 
@@ -153,7 +155,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of());
 	}
 
-	// token_bucket.lua with ARGV[6] = 1: a queue of 3 drained every 10s
+	// leaky_bucket.lua: a queue of 3 drained every 10s
 
 	@Test
 	void leakyBucketDelaysEachRequestToItsDrainSlot() {
@@ -543,7 +545,7 @@ class LuaScriptsTest {
 	}
 
 	private Decision leakyBucket(long now, long capacity, long interval, long cost) {
-		return decide(TOKEN_BUCKET, List.of(KEY), now, capacity, interval, cost, 1);
+		return decide(LEAKY_BUCKET, List.of(KEY), now, capacity, interval, cost);
 	}
 
 	private Decision fixedWindow(long now, long capacity, long period, long cost) {

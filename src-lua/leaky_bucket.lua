@@ -1,0 +1,28 @@
+-- leaky_bucket.lua: a queue of C places drained at one place per emission interval T.
+-- An admitted request is delayed until its drain slot (like nginx limit_req without
+-- nodelay); a request that does not fit in the queue is rejected, so no request waits
+-- longer than C*T. The same one-timestamp state (GCRA) as token_bucket.lua, whose
+-- functions it runs; composed after it.
+--
+-- KEYS[1]  bucket key; a string holding the time (microseconds) the queue is empty again
+-- ARGV[1]  now in microseconds, or '' to use Redis TIME
+-- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
+-- ARGV[3]  capacity C (queue places)
+-- ARGV[4]  emission interval T in microseconds (period / refill tokens, rounded up)
+-- ARGV[5]  cost k
+-- Reply    {now, allowed (1|0), remaining places, reset_us, retry_after_us, delay_us}
+--
+-- The key expires when the queue is empty again.
+
+-- standalone entry --
+local now = rl_now(ARGV[1])
+local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if ARGV[2] == 'refund' then
+  gcra.refund(KEYS[1], now, capacity, interval, cost)
+  return { now }
+end
+local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, 1)
+if commit then
+  commit()
+end
+return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
