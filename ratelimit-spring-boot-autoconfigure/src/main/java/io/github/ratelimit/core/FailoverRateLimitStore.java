@@ -82,13 +82,28 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 				failure = ex;
 				onFailure(ex);
 			}
+			catch (Error ex) {
+				// never leave a half-open breaker waiting for a probe that died
+				onFailure(new IllegalStateException(ex.toString(), ex));
+				throw ex;
+			}
 		}
 		return decideLocally(acquisitions, failure);
 	}
 
 	@Override
 	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
-		if (this.fallbackActive.get()) {
+		refund(acquisitions, timestampMicros, this.fallbackActive.get() ? RateLimitResult.FALLBACK : null);
+	}
+
+	/**
+	 * Gives back what a store consumed, to the store that decided it.
+	 * @param acquisitions the acquisitions
+	 * @param timestampMicros the timestamp of the decision
+	 * @param decidedBy the {@link RateLimitResult#store()} of the decision
+	 */
+	public void refund(List<Acquisition> acquisitions, long timestampMicros, String decidedBy) {
+		if (RateLimitResult.FALLBACK.equals(decidedBy)) {
 			this.fallback.refund(reduce(acquisitions), timestampMicros);
 			return;
 		}
@@ -136,7 +151,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	private RateLimitResult decideLocally(List<Acquisition> acquisitions, RuntimeException failure) {
 		this.fallbackActive.set(true);
 		List<String> closed = acquisitions.stream()
-			.filter((acquisition) -> acquisition.limit().failMode() == FailMode.CLOSED)
+			.filter((acquisition) -> acquisition.limit().failMode() == FailMode.CLOSED && !acquisition.limit().shadow())
 			.map((acquisition) -> acquisition.limit().name())
 			.distinct()
 			.toList();
@@ -160,6 +175,10 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 
 	private void onSuccess() {
 		this.breaker.onSuccess();
+		if (this.breaker.state() != CircuitBreaker.State.CLOSED) {
+			// a call let through before the breaker opened: not a recovery
+			return;
+		}
 		// one thread reports the switch back; a store failing now and then between
 		// successes recovers as often as it fails, so this is throttled too
 		if (this.fallbackActive.compareAndSet(true, false)) {

@@ -54,15 +54,18 @@ public final class RateLimitMetrics implements RateLimitObserver {
 		this.registry = registry;
 		Gauge.builder("ratelimit.fallback.active", store, (supplier) -> fallbackActive(supplier.get()) ? 1 : 0)
 			.description("Whether the local fallback decides because the remote store is failing (0 or 1)")
+			.strongReference(true)
 			.register(registry);
 		for (String name : new String[] { RateLimitResult.MEMORY, RateLimitResult.FALLBACK }) {
 			Gauge.builder("ratelimit.buckets", store, (supplier) -> buckets(memoryStore(supplier.get(), name), false))
 				.description("Buckets kept in memory")
 				.tag("store", name)
+				.strongReference(true)
 				.register(registry);
 			Gauge.builder("ratelimit.buckets.max", store, (supplier) -> buckets(memoryStore(supplier.get(), name), true))
 				.description("Bound on the buckets kept in memory")
 				.tag("store", name)
+				.strongReference(true)
 				.register(registry);
 		}
 	}

@@ -125,22 +125,45 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		List<List<Integer>> consumed = new ArrayList<>();
 		boolean allowed = true;
-		for (List<Integer> group : groups.values()) {
-			long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", decisions);
-			now = Long.toString(timestamp);
-			boolean groupAllowed = group.stream().noneMatch((i) -> decisions[i].rejects());
-			if (allowed && groupAllowed) {
-				consumed.add(group);
+		try {
+			for (List<Integer> group : groups.values()) {
+				long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", decisions);
+				now = Long.toString(timestamp);
+				boolean groupAllowed = group.stream().noneMatch((i) -> decisions[i].rejects());
+				if (allowed && groupAllowed) {
+					// only what was taken is given back: a shadow limit that rejected took nothing
+					consumed.add(group.stream().filter((i) -> decisions[i].allowed()).toList());
+				}
+				allowed &= groupAllowed;
 			}
-			allowed &= groupAllowed;
+		}
+		catch (RuntimeException ex) {
+			// a later slot failed: give back what the earlier ones took, then let the fallback decide
+			refundQuietly(acquisitions, consumed, now);
+			throw ex;
 		}
 		if (!allowed) {
 			for (List<Integer> group : consumed) {
-				run(acquisitions, group, now, "refund", null);
+				if (!group.isEmpty()) {
+					run(acquisitions, group, now, "refund", null);
+				}
 			}
 		}
 		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), Long.parseLong(now),
 				RateLimitResult.REDIS);
+	}
+
+	private void refundQuietly(List<Acquisition> acquisitions, List<List<Integer>> consumed, String now) {
+		for (List<Integer> group : consumed) {
+			try {
+				if (!group.isEmpty()) {
+					run(acquisitions, group, now, "refund", null);
+				}
+			}
+			catch (RuntimeException ignored) {
+				// the store is failing: the fallback decides, and the key expires on its own
+			}
+		}
 	}
 
 	/** When one limit rejects, the others consumed nothing: report the quota they still hold. */

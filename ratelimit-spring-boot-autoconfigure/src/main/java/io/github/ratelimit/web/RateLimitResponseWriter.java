@@ -132,7 +132,8 @@ public final class RateLimitResponseWriter {
 	/** A rejection if there is one, otherwise the decision with the least quota left. */
 	private static RateLimitDecision mostRestrictive(List<RateLimitDecision> decisions) {
 		return decisions.stream()
-			.min(Comparator.comparing(RateLimitDecision::allowed)
+			.min(Comparator.comparing((RateLimitDecision d) -> !d.rejects())
+				.thenComparing((RateLimitDecision d) -> d.limit().shadow())
 				.thenComparingLong(RateLimitDecision::remaining)
 				.thenComparing(Comparator.comparingLong(RateLimitDecision::resetMicros).reversed()))
 			.orElseThrow();

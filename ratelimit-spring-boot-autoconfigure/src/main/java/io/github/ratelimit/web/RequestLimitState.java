@@ -47,19 +47,21 @@ final class RequestLimitState {
 	void record(List<Acquisition> acquisitions, RateLimitResult result) {
 		int first = this.decisions.size();
 		this.decisions.addAll(result.decisions());
-		if (result.allowed() && !acquisitions.isEmpty()) {
-			this.consumed.add(new Consumed(acquisitions, result.timestampMicros(), first));
+		if (result.allowed()) {
+			// only what was taken can be given back: a shadow limit that rejected took nothing
+			for (int i = 0; i < acquisitions.size(); i++) {
+				if (result.decisions().get(i).allowed()) {
+					this.consumed.add(new Consumed(acquisitions.get(i), result.timestampMicros(), result.store(), first + i));
+				}
+			}
 		}
 	}
 
 	/** Gives back everything earlier stages consumed: a later stage rejected the request. */
 	void refundAll(RateLimiter limiter) {
-		for (Consumed stage : this.consumed) {
-			limiter.refund(stage.acquisitions, stage.timestampMicros);
-			for (int i = 0; i < stage.acquisitions.size(); i++) {
-				int index = stage.firstDecision + i;
-				this.decisions.set(index, this.decisions.get(index).uncommitted(stage.acquisitions.get(i).cost()));
-			}
+		for (Consumed taken : this.consumed) {
+			limiter.refund(List.of(taken.acquisition), taken.timestampMicros, taken.store);
+			this.decisions.set(taken.decision, this.decisions.get(taken.decision).uncommitted(taken.acquisition.cost()));
 		}
 		this.consumed.clear();
 	}
@@ -78,7 +80,7 @@ final class RequestLimitState {
 		return !this.deferred.isEmpty();
 	}
 
-	private record Consumed(List<Acquisition> acquisitions, long timestampMicros, int firstDecision) {
+	private record Consumed(Acquisition acquisition, long timestampMicros, String store, int decision) {
 	}
 
 }

@@ -49,6 +49,18 @@ class RateLimitMetricsTests {
 	}
 
 	@Test
+	void gaugesKeepReportingAfterGarbageCollection() {
+		RateLimitMetrics metrics = new RateLimitMetrics(this.registry,
+				() -> new InMemoryRateLimitStore(this.clock, 1000));
+		assertThat(metrics).isNotNull();
+		for (int i = 0; i < 3; i++) {
+			System.gc();
+		}
+		assertThat(this.registry.get("ratelimit.buckets.max").tag("store", "memory").gauge().value()).isEqualTo(1000);
+		assertThat(this.registry.get("ratelimit.fallback.active").gauge().value()).isZero();
+	}
+
+	@Test
 	void countsWhatAShadowLimitWouldHaveRejected() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
 		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));

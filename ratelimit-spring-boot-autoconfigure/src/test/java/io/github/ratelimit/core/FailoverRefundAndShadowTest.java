@@ -1,0 +1,96 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Refunds go back to the store that decided, and shadow limits never turn a request away,
+ * not even when they are fail-closed and the store is down.
+ */
+class FailoverRefundAndShadowTest {
+
+	private final MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
+
+	private final AtomicBoolean down = new AtomicBoolean();
+
+	private final List<String> primaryRefunds = new ArrayList<>();
+
+	private final InMemoryRateLimitStore primaryState = new InMemoryRateLimitStore(this.clock, 100);
+
+	private final InMemoryRateLimitStore fallback = new InMemoryRateLimitStore(this.clock, 100);
+
+	private final AtomicLong ticker = new AtomicLong();
+
+	private final FailoverRateLimitStore store = new FailoverRateLimitStore(new RateLimitStore() {
+		@Override
+		public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+			if (FailoverRefundAndShadowTest.this.down.get()) {
+				throw new IllegalStateException("connection refused");
+			}
+			return FailoverRefundAndShadowTest.this.primaryState.tryAcquire(acquisitions).decidedBy(RateLimitResult.REDIS);
+		}
+
+		@Override
+		public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+			FailoverRefundAndShadowTest.this.primaryRefunds.add(acquisitions.get(0).limit().name());
+			FailoverRefundAndShadowTest.this.primaryState.refund(acquisitions, timestampMicros);
+		}
+	}, this.fallback, 0.5, new CircuitBreaker(1, 1_000_000_000L, this.ticker::get),
+			new ThrottledLog(1, this.ticker::get), new ThrottledLog(1, this.ticker::get), (message) -> {
+			}, (message) -> {
+			});
+
+	private final RateLimit limit = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 4, Duration.ofMinutes(1));
+
+	@Test
+	void refundOfARemoteDecisionGoesToTheRemoteStoreEvenWhileFallingBack() {
+		RateLimiter limiter = new RateLimiter(this.store);
+		List<Acquisition> request = List.of(new Acquisition(this.limit, "user:a", 1));
+		RateLimitResult decidedRemotely = limiter.acquire(request);
+		assertThat(decidedRemotely.store()).isEqualTo(RateLimitResult.REDIS);
+		this.down.set(true);
+		assertThat(limiter.acquire(request).store()).isEqualTo(RateLimitResult.FALLBACK);
+		this.down.set(false);
+		limiter.refund(request, decidedRemotely.timestampMicros(), decidedRemotely.store());
+		assertThat(this.primaryRefunds).containsExactly("orders");
+		// the fallback keeps what it decided: 2 of its 2 places minus the one taken
+		assertThat(this.fallback.tryAcquire(List.of(new Acquisition(this.limit.scaledBy(0.5), "user:a", 1)))
+			.decisions()
+			.get(0)
+			.remaining()).isZero();
+	}
+
+	@Test
+	void refundOfAFallbackDecisionStaysInTheFallback() {
+		RateLimiter limiter = new RateLimiter(this.store);
+		List<Acquisition> request = List.of(new Acquisition(this.limit, "user:b", 1));
+		this.down.set(true);
+		RateLimitResult decidedLocally = limiter.acquire(request);
+		assertThat(decidedLocally.store()).isEqualTo(RateLimitResult.FALLBACK);
+		limiter.refund(request, decidedLocally.timestampMicros(), decidedLocally.store());
+		assertThat(this.primaryRefunds).isEmpty();
+		assertThat(limiter.acquire(request).decisions().get(0).remaining()).isEqualTo(1);
+	}
+
+	@Test
+	void failClosedShadowLimitNeverAnswers503() {
+		RateLimit shadowClosed = new RateLimit("login", Algorithm.TOKEN_BUCKET, 2, 2, Duration.ofMinutes(1),
+				FailMode.CLOSED, true);
+		this.down.set(true);
+		RateLimitResult result = this.store.tryAcquire(List.of(new Acquisition(shadowClosed, "ip:203.0.113.1", 1)));
+		assertThat(result.allowed()).isTrue();
+		assertThat(result.store()).isEqualTo(RateLimitResult.FALLBACK);
+	}
+
+}
