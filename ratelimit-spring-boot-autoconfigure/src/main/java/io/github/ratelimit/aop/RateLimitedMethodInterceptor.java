@@ -79,7 +79,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		for (AnnotatedLimit limit : limits) {
 			LimitDefinition definition = definition(limit, limit.nameFor(route, method));
 			String identity = identity(limit, definition, method, invocation.getArguments(), context);
-			acquisitions.add(new Acquisition(definition.limit(), identity, definition.cost()));
+			acquisitions.addAll(definition.acquisitions(identity));
 		}
 		if (route != null) {
 			acquisitions.addAll(context.takeDeferredAcquisitions());

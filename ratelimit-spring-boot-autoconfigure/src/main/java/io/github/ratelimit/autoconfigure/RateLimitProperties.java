@@ -386,6 +386,12 @@ public class RateLimitProperties {
 		 */
 		private Boolean shadow;
 
+		private final Candidate candidate = new Candidate();
+
+		public Candidate getCandidate() {
+			return this.candidate;
+		}
+
 		public Boolean getShadow() {
 			return this.shadow;
 		}
@@ -448,6 +454,70 @@ public class RateLimitProperties {
 
 		public void setKey(List<KeySource> key) {
 			this.key = key;
+		}
+
+	}
+
+	/**
+	 * Another algorithm or parameters evaluated beside a policy in shadow mode, to compare
+	 * them before switching; unset values are the policy's.
+	 */
+	public static class Candidate {
+
+		/**
+		 * Algorithm of the candidate.
+		 */
+		private Algorithm algorithm;
+
+		/**
+		 * Capacity of the candidate.
+		 */
+		private Long capacity;
+
+		/**
+		 * Tokens the candidate adds per period; 0 means its capacity.
+		 */
+		private Long refillTokens;
+
+		/**
+		 * Period of the candidate.
+		 */
+		private Duration period;
+
+		public Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Long getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(Long capacity) {
+			this.capacity = capacity;
+		}
+
+		public Long getRefillTokens() {
+			return this.refillTokens;
+		}
+
+		public void setRefillTokens(Long refillTokens) {
+			this.refillTokens = refillTokens;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		boolean isSet() {
+			return this.algorithm != null || this.capacity != null || this.refillTokens != null || this.period != null;
 		}
 
 	}

@@ -33,13 +33,25 @@ final class RateLimitPropertiesMapper {
 		Map<String, LimitSettings> policies = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> policies.put(name, settings(policy)));
 		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey(), properties.getFailMode(),
-				properties.isShadow());
+				properties.isShadow(), candidates(properties));
 		properties.getPolicies().forEach((name, policy) -> {
 			if (policy.getCapacity() != null) {
 				resolver.validatePolicy(name);
 			}
 		});
 		return resolver;
+	}
+
+	private static Map<String, LimitSettings> candidates(RateLimitProperties properties) {
+		Map<String, LimitSettings> candidates = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, policy) -> {
+			RateLimitProperties.Candidate candidate = policy.getCandidate();
+			if (candidate.isSet()) {
+				candidates.put(name, new LimitSettings(candidate.getAlgorithm(), candidate.getCapacity(),
+						candidate.getRefillTokens(), candidate.getPeriod(), null, null, null));
+			}
+		});
+		return candidates;
 	}
 
 	static void validateGeneral(RateLimitProperties properties) {

@@ -13,8 +13,11 @@ import io.github.ratelimit.KeySource;
  * @param cost quota units a request consumes
  * @param key the key chain, never empty
  * @param keyExpression SpEL expression for the identity, or {@code null}
+ * @param candidate a limit evaluated beside this one in shadow mode to compare them, or
+ * {@code null}
  */
-public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression) {
+public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+		RateLimit candidate) {
 
 	public LimitDefinition {
 		Objects.requireNonNull(limit, "limit must not be null");
@@ -25,6 +28,31 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		if (cost <= 0 || cost > limit.capacity()) {
 			throw new IllegalArgumentException("cost must be between 1 and the capacity " + limit.capacity() + ": " + cost);
 		}
+	}
+
+	/**
+	 * A definition without a candidate.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression) {
+		this(limit, cost, key, keyExpression, null);
+	}
+
+	/**
+	 * The acquisitions of one request: this limit, and its candidate if it has one.
+	 * @param identity the identity of the request
+	 * @return one or two acquisitions
+	 */
+	public List<Acquisition> acquisitions(String identity) {
+		Acquisition enforced = new Acquisition(this.limit, identity, this.cost);
+		if (this.candidate == null) {
+			return List.of(enforced);
+		}
+		return List.of(enforced,
+				new Acquisition(this.candidate, identity, Math.min(this.cost, this.candidate.capacity())));
 	}
 
 	/**

@@ -33,6 +33,8 @@ public final class LimitResolver {
 
 	private final boolean defaultShadow;
 
+	private final Map<String, LimitSettings> candidates;
+
 	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
 
 	/**
@@ -63,10 +65,25 @@ public final class LimitResolver {
 	 */
 	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
 			boolean defaultShadow) {
+		this(policies, defaultKey, defaultFailMode, defaultShadow, Map.of());
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
+	 * @param candidates by policy name, the settings a candidate changes (algorithm,
+	 * capacity, refill tokens, period); the rest is the policy's
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
+			boolean defaultShadow, Map<String, LimitSettings> candidates) {
 		this.policies = Map.copyOf(policies);
 		this.defaultKey = List.copyOf(defaultKey);
 		this.defaultFailMode = defaultFailMode;
 		this.defaultShadow = defaultShadow;
+		this.candidates = Map.copyOf(candidates);
 	}
 
 	/**
@@ -171,7 +188,8 @@ public final class LimitResolver {
 					"Choose a smaller capacity or a shorter period");
 		}
 		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
-		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression());
+		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
+				candidate(name, limit));
 		if (!claim) {
 			return definition;
 		}
@@ -183,6 +201,27 @@ public final class LimitResolver {
 					"Give the limits different names, or move the settings to " + policyProperty(name));
 		}
 		return definition;
+	}
+
+	/** The candidate of a policy: its own settings over the enforced limit's, in shadow mode. */
+	private RateLimit candidate(String name, RateLimit enforced) {
+		LimitSettings settings = this.candidates.get(name);
+		if (settings == null) {
+			return null;
+		}
+		String origin = POLICIES_PREFIX + "." + name + ".candidate";
+		long capacity = (settings.capacity() != null) ? settings.capacity() : enforced.capacity();
+		long refill = (settings.refillTokens() != null) ? settings.refillTokens()
+				: (settings.capacity() != null ? 0 : enforced.refillTokens());
+		Duration period = (settings.period() != null) ? settings.period() : enforced.period();
+		Algorithm algorithm = (settings.algorithm() != null) ? settings.algorithm() : enforced.algorithm();
+		try {
+			return new RateLimit(name + RateLimit.CANDIDATE_SUFFIX, algorithm, capacity, refill, period, FailMode.OPEN,
+					true);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(origin, ex.getMessage(), "Give the candidate a positive capacity and a period of at least 1ms");
+		}
 	}
 
 	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {

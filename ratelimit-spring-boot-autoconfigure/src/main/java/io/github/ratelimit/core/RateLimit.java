@@ -22,6 +22,9 @@ import io.github.ratelimit.FailMode;
 public record RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period,
 		FailMode failMode, boolean shadow) {
 
+	/** Suffix of the name of a policy's candidate limit, evaluated beside it in shadow mode. */
+	public static final String CANDIDATE_SUFFIX = " (candidate)";
+
 	/** Largest time span the stores compute with exactly (2^53 microseconds, about 285 years). */
 	static final long MAX_SPAN_MICROS = 1L << 53;
 
@@ -115,6 +118,15 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 */
 	public static RateLimit of(String name, Algorithm algorithm, long capacity, Duration period) {
 		return new RateLimit(name, algorithm, capacity, capacity, period);
+	}
+
+	/**
+	 * Whether this is a policy's candidate, evaluated beside the enforced limit to compare
+	 * them; candidates are never advertised in headers.
+	 * @return whether this is a candidate
+	 */
+	public boolean isCandidate() {
+		return this.shadow && this.name.endsWith(CANDIDATE_SUFFIX);
 	}
 
 	/**

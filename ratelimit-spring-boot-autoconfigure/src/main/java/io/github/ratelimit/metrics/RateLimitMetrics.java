@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Timer;
 
 import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.ObservedRateLimitStore;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitObserver;
 import io.github.ratelimit.core.RateLimitResult;
@@ -42,6 +43,8 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	private final Map<RequestKey, Counter> requests = new ConcurrentHashMap<>();
 
 	private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
+
+	private final Map<RequestKey, Counter> divergences = new ConcurrentHashMap<>();
 
 	private final Map<String, Counter> errors = new ConcurrentHashMap<>();
 
@@ -86,6 +89,30 @@ public final class RateLimitMetrics implements RateLimitObserver {
 						.tag("store", key.store())
 						.register(this.registry))
 				.increment();
+		}
+		countDivergences(result);
+	}
+
+	/** Counts where a candidate and its enforced limit decided differently for one request. */
+	private void countDivergences(RateLimitResult result) {
+		for (RateLimitDecision candidate : result.decisions()) {
+			if (!candidate.limit().isCandidate()) {
+				continue;
+			}
+			String name = candidate.limit().name();
+			String enforcedName = name.substring(0, name.length() - RateLimit.CANDIDATE_SUFFIX.length());
+			for (RateLimitDecision enforced : result.decisions()) {
+				if (enforced.limit().name().equals(enforcedName) && enforced.allowed() != candidate.allowed()) {
+					String direction = enforced.allowed() ? "newly_rejected" : "newly_allowed";
+					this.divergences.computeIfAbsent(new RequestKey(enforcedName, direction, ""),
+							(key) -> Counter.builder("ratelimit.shadow.divergence")
+								.description("Requests a policy's candidate would decide differently from the policy")
+								.tag("limit", key.limit())
+								.tag("direction", key.result())
+								.register(this.registry))
+						.increment();
+				}
+			}
 		}
 	}
 

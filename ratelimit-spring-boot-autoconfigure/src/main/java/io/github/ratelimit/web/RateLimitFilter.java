@@ -50,7 +50,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				deferred.add(route);
 			}
 			else {
-				now.add(this.limiter.bind(route.definition(), request));
+				now.addAll(this.limiter.bindAll(route.definition(), request));
 			}
 		}
 		if (!now.isEmpty() && !this.limiter.decide(now, request, response)) {

@@ -39,7 +39,9 @@ public final class RateLimitResponseWriter {
 	 * @param response the response
 	 * @param decisions the decisions
 	 */
-	public void writeHeaders(HttpServletResponse response, List<RateLimitDecision> decisions) {
+	public void writeHeaders(HttpServletResponse response, List<RateLimitDecision> all) {
+		// candidates are compared in metrics, never advertised
+		List<RateLimitDecision> decisions = all.stream().filter((d) -> !d.limit().isCandidate()).toList();
 		if (decisions.isEmpty() || response.isCommitted()) {
 			return;
 		}

@@ -88,6 +88,16 @@ public final class WebRateLimiter {
 	}
 
 	/**
+	 * Binds a limit, and its candidate if it has one, to the identity of a request.
+	 * @param definition the limit
+	 * @param request the request
+	 * @return the acquisitions
+	 */
+	public List<Acquisition> bindAll(LimitDefinition definition, HttpServletRequest request) {
+		return definition.acquisitions(this.identities.resolve(definition.key(), request));
+	}
+
+	/**
 	 * The identity of a request for a key chain.
 	 * @param definition the limit whose key chain to follow
 	 * @param request the request
@@ -107,7 +117,7 @@ public final class WebRateLimiter {
 		if (state == null || !state.hasDeferred()) {
 			return List.of();
 		}
-		return state.takeDeferred().stream().map((route) -> bind(route.definition(), request)).toList();
+		return state.takeDeferred().stream().flatMap((route) -> bindAll(route.definition(), request).stream()).toList();
 	}
 
 	/**

@@ -73,6 +73,14 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenPolicyCandidateCanNeverAdmit() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.search.capacity=5", "ratelimit.policies.search.candidate.capacity=0")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.search.candidate",
+					"capacity must be positive: 0", "positive capacity"));
+	}
+
+	@Test
 	void failsWhenPolicyCostExceedsCapacity() {
 		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=2", "ratelimit.policies.x.cost=3")
 			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.x.cost",

@@ -17,7 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 @SpringBootTest(classes = E2eApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "ratelimit.policies.tuned.capacity=3", "ratelimit.policies.shadowed.shadow=true" })
+		properties = { "ratelimit.policies.tuned.capacity=3", "ratelimit.policies.shadowed.shadow=true",
+				"ratelimit.policies.tuned.candidate.algorithm=sliding-window-log",
+				"ratelimit.policies.tuned.candidate.capacity=1" })
 class AnnotatedLimitsIntegrationTests {
 
 	@LocalServerPort
@@ -91,7 +93,10 @@ class AnnotatedLimitsIntegrationTests {
 	@Test
 	void policyInApplicationPropertiesOverridesTheAnnotation() {
 		for (int i = 0; i < 3; i++) {
-			assertThat(this.http.get("/tuned").statusCode()).isEqualTo(200);
+			HttpResponse<String> allowed = this.http.get("/tuned");
+			assertThat(allowed.statusCode()).as("the candidate (capacity 1) never rejects").isEqualTo(200);
+			assertThat(allowed.headers().firstValue("RateLimit-Policy")).as("candidates are not advertised")
+				.hasValue("\"tuned\";q=3;w=3600");
 		}
 		HttpResponse<String> rejected = this.http.get("/tuned");
 		assertThat(rejected.statusCode()).isEqualTo(429);
