@@ -344,27 +344,7 @@ public class RateLimitProperties {
 	/**
 	 * Settings of a limit; unset values come from the annotation or the defaults.
 	 */
-	public static class Policy {
-
-		/**
-		 * Algorithm deciding the requests.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Bucket size, or requests per window.
-		 */
-		private Long capacity;
-
-		/**
-		 * Tokens added per period for the bucket algorithms; 0 means the capacity.
-		 */
-		private Long refillTokens;
-
-		/**
-		 * Refill period or window length.
-		 */
-		private Duration period;
+	public static class Policy extends Parameters {
 
 		/**
 		 * Quota units one request consumes.
@@ -386,9 +366,12 @@ public class RateLimitProperties {
 		 */
 		private Boolean shadow;
 
-		private final Candidate candidate = new Candidate();
+		/**
+		 * Another algorithm or parameters evaluated beside this policy in shadow mode, to compare them before switching; unset values are the policy's.
+		 */
+		private final Parameters candidate = new Parameters();
 
-		public Candidate getCandidate() {
+		public Parameters getCandidate() {
 			return this.candidate;
 		}
 
@@ -406,38 +389,6 @@ public class RateLimitProperties {
 
 		public void setFailMode(FailMode failMode) {
 			this.failMode = failMode;
-		}
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Long getCapacity() {
-			return this.capacity;
-		}
-
-		public void setCapacity(Long capacity) {
-			this.capacity = capacity;
-		}
-
-		public Long getRefillTokens() {
-			return this.refillTokens;
-		}
-
-		public void setRefillTokens(Long refillTokens) {
-			this.refillTokens = refillTokens;
-		}
-
-		public Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(Duration period) {
-			this.period = period;
 		}
 
 		public Long getCost() {
@@ -459,28 +410,27 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * Another algorithm or parameters evaluated beside a policy in shadow mode, to compare
-	 * them before switching; unset values are the policy's.
+	 * Algorithm and parameters of a limit.
 	 */
-	public static class Candidate {
+	public static class Parameters {
 
 		/**
-		 * Algorithm of the candidate.
+		 * Algorithm deciding the requests.
 		 */
 		private Algorithm algorithm;
 
 		/**
-		 * Capacity of the candidate.
+		 * Bucket size, or requests per window.
 		 */
 		private Long capacity;
 
 		/**
-		 * Tokens the candidate adds per period; 0 means its capacity.
+		 * Tokens added per period for the bucket algorithms; 0 means the capacity.
 		 */
 		private Long refillTokens;
 
 		/**
-		 * Period of the candidate.
+		 * Refill period or window length.
 		 */
 		private Duration period;
 

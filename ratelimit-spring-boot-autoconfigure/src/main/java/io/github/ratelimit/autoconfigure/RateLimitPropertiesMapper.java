@@ -45,7 +45,7 @@ final class RateLimitPropertiesMapper {
 	private static Map<String, LimitSettings> candidates(RateLimitProperties properties) {
 		Map<String, LimitSettings> candidates = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> {
-			RateLimitProperties.Candidate candidate = policy.getCandidate();
+			RateLimitProperties.Parameters candidate = policy.getCandidate();
 			if (candidate.isSet()) {
 				candidates.put(name, new LimitSettings(candidate.getAlgorithm(), candidate.getCapacity(),
 						candidate.getRefillTokens(), candidate.getPeriod(), null, null, null));
