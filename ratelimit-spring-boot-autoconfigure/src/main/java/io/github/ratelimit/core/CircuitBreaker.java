@@ -30,9 +30,10 @@ public final class CircuitBreaker {
 
 	private final LongSupplier ticker;
 
-	private State state = State.CLOSED;
+	// written under the monitor; volatile so that the healthy path reads them without it
+	private volatile State state = State.CLOSED;
 
-	private int failures;
+	private volatile int failures;
 
 	private long openedAt;
 
@@ -69,7 +70,12 @@ public final class CircuitBreaker {
 	 * probe reports.
 	 * @return whether to call the store
 	 */
-	public synchronized boolean tryAcquirePermission() {
+	public boolean tryAcquirePermission() {
+		// every request asks: no lock while the store is healthy
+		return this.state == State.CLOSED || tryAcquireWhileOpen();
+	}
+
+	private synchronized boolean tryAcquireWhileOpen() {
 		if (this.state == State.CLOSED) {
 			return true;
 		}
@@ -86,7 +92,14 @@ public final class CircuitBreaker {
 	 * flapping store cannot open and close it many times per open time.
 	 * @return whether this success closed the breaker (the store recovered)
 	 */
-	public synchronized boolean onSuccess() {
+	public boolean onSuccess() {
+		if (this.state == State.CLOSED && this.failures == 0) {
+			return false;
+		}
+		return onSuccessLocked();
+	}
+
+	private synchronized boolean onSuccessLocked() {
 		if (this.state == State.OPEN) {
 			return false;
 		}
@@ -126,7 +139,7 @@ public final class CircuitBreaker {
 	 * The current state.
 	 * @return the state
 	 */
-	public synchronized State state() {
+	public State state() {
 		return this.state;
 	}
 

@@ -181,7 +181,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		}
 		// one thread reports the switch back; a store failing now and then between
 		// successes recovers as often as it fails, so this is throttled too
-		if (this.fallbackActive.compareAndSet(true, false)) {
+		if (this.fallbackActive.get() && this.fallbackActive.compareAndSet(true, false)) {
 			this.recoveryLog.log("Rate limit store recovered; decisions are back on it", this.info);
 		}
 	}
