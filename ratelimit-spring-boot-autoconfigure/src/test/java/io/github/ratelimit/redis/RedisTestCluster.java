@@ -334,15 +334,7 @@ public final class RedisTestCluster implements AutoCloseable {
 	}
 
 	private void stop() {
-		for (LettuceConnectionFactory factory : this.connectionFactories) {
-			try {
-				factory.destroy();
-			}
-			catch (RuntimeException ex) {
-				// already destroyed or failing: the cluster goes anyway
-			}
-		}
-		this.connectionFactories.clear();
+		RedisTestSupport.destroyAll(this.connectionFactories);
 		// SIGTERM to all at once: they are gone long before a failover could start, and a
 		// node stopping this way also ends its replication child process (SIGKILL would not)
 		List<ProcessHandle> children = new ArrayList<>();

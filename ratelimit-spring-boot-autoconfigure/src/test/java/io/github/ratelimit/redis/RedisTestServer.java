@@ -200,15 +200,7 @@ public final class RedisTestServer implements AutoCloseable {
 	}
 
 	private void stop() {
-		for (LettuceConnectionFactory factory : this.connectionFactories) {
-			try {
-				factory.destroy();
-			}
-			catch (RuntimeException ex) {
-				// already destroyed or failing: the server goes anyway
-			}
-		}
-		this.connectionFactories.clear();
+		RedisTestSupport.destroyAll(this.connectionFactories);
 		this.backend.close();
 		RedisTestSupport.closed(this.stopAtExit);
 	}

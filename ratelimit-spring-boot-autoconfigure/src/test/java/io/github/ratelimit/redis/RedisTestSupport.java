@@ -34,12 +34,15 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.testcontainers.DockerClientFactory;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 /**
  * What {@link RedisTestServer} and {@link RedisTestCluster} share: finding executables and
  * free loopback ports, a minimal RESP client for readiness checks, one set of Lettuce
  * client resources, and cleanup of every server at JVM exit (and of servers orphaned by a
  * JVM that was killed before it could clean up).
  */
+
 final class RedisTestSupport {
 
 	/** System property choosing how servers run: {@code auto} (default), {@code docker} or {@code process}. */
@@ -349,6 +352,19 @@ final class RedisTestSupport {
 			reapOrphans();
 			Runtime.getRuntime().addShutdownHook(new Thread(RedisTestSupport::closeAll, "redis-test-cleanup"));
 		}
+	}
+
+	/** Destroys connection factories, ignoring those already destroyed or failing, and forgets them. */
+	static void destroyAll(List<LettuceConnectionFactory> factories) {
+		for (LettuceConnectionFactory factory : factories) {
+			try {
+				factory.destroy();
+			}
+			catch (RuntimeException ex) {
+				// already destroyed or failing: the server goes anyway
+			}
+		}
+		factories.clear();
 	}
 
 	static void closed(AutoCloseable server) {
