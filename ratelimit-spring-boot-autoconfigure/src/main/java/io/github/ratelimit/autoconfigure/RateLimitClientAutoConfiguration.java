@@ -4,13 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 
@@ -25,7 +25,7 @@ import io.github.ratelimit.client.RateLimitRetryInterceptor;
  */
 @AutoConfiguration
 @ConditionalOnClass(name = "org.springframework.http.client.ClientHttpRequestInterceptor")
-@ConditionalOnBooleanProperty("ratelimit.client.retry.enabled")
+@Conditional(OnClientRetryEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitClientAutoConfiguration {
 

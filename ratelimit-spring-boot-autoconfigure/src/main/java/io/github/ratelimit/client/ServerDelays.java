@@ -2,10 +2,17 @@ package io.github.ratelimit.client;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.springframework.http.HttpHeaders;
@@ -20,6 +27,18 @@ final class ServerDelays {
 	static final String RETRY_AFTER = "Retry-After";
 
 	static final String RATE_LIMIT = "RateLimit";
+
+	/**
+	 * The three HTTP-date forms a recipient must accept (RFC 9110, section 5.6.7):
+	 * IMF-fixdate, the obsolete RFC 850 form, whose two-digit year is read within fifty
+	 * years of today, and asctime, whose day may be space-padded.
+	 */
+	private static final List<DateTimeFormatter> HTTP_DATES = List.of(DateTimeFormatter.RFC_1123_DATE_TIME,
+			new DateTimeFormatterBuilder().appendPattern("EEEE, dd-MMM-")
+				.appendValueReduced(ChronoField.YEAR, 2, 2, LocalDate.now(ZoneOffset.UTC).minusYears(50))
+				.appendPattern(" HH:mm:ss zzz")
+				.toFormatter(Locale.US),
+			DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.US).withZone(ZoneOffset.UTC));
 
 	private ServerDelays() {
 	}
@@ -56,13 +75,12 @@ final class ServerDelays {
 			return (value.length() > 18) ? Duration.ofSeconds(Long.MAX_VALUE)
 					: Duration.ofSeconds(Long.parseLong(value));
 		}
-		ZonedDateTime retryAt = date(headers, RETRY_AFTER);
+		Instant retryAt = httpDate(value);
 		if (retryAt == null) {
 			return null;
 		}
-		ZonedDateTime sent = date(headers, HttpHeaders.DATE);
-		Instant reference = (sent != null) ? sent.toInstant() : now;
-		Duration delay = Duration.between(reference, retryAt.toInstant());
+		Instant sent = httpDate(headers.getFirst(HttpHeaders.DATE));
+		Duration delay = Duration.between((sent != null) ? sent : now, retryAt);
 		return delay.isNegative() ? Duration.ZERO : delay;
 	}
 
@@ -88,13 +106,19 @@ final class ServerDelays {
 		return (longest >= 0) ? Duration.ofSeconds(longest) : null;
 	}
 
-	private static ZonedDateTime date(HttpHeaders headers, String name) {
-		try {
-			return headers.getFirstZonedDateTime(name);
-		}
-		catch (IllegalArgumentException ex) {
+	static Instant httpDate(String value) {
+		if (value == null) {
 			return null;
 		}
+		for (DateTimeFormatter format : HTTP_DATES) {
+			try {
+				return ZonedDateTime.parse(value.trim(), format).toInstant();
+			}
+			catch (DateTimeParseException ex) {
+				// the next form
+			}
+		}
+		return null;
 	}
 
 	private static boolean isDigits(String value) {
