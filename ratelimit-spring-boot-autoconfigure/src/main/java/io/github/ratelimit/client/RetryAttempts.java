@@ -58,9 +58,10 @@ final class RetryAttempts implements BackOff, BackOffExecution {
 		this.sleeper = sleeper;
 		this.random = random;
 		this.startMicros = clock.nowMicros();
-		ExponentialBackOff exponential = new ExponentialBackOff(settings.initialDelay().toMillis(),
+		// whole milliseconds, at least one: a sub-millisecond cap would never grow
+		ExponentialBackOff exponential = new ExponentialBackOff(Math.max(1, settings.initialDelay().toMillis()),
 				settings.multiplier());
-		exponential.setMaxInterval(settings.maxDelay().toMillis());
+		exponential.setMaxInterval(Math.max(1, settings.maxDelay().toMillis()));
 		this.caps = exponential.start();
 	}
 
@@ -70,7 +71,14 @@ final class RetryAttempts implements BackOff, BackOffExecution {
 	 */
 	ClientHttpResponse check(ClientHttpResponse response) throws IOException, RetryableResponse {
 		this.attempts++;
-		int status = response.getStatusCode().value();
+		int status;
+		try {
+			status = response.getStatusCode().value();
+		}
+		catch (IOException ex) {
+			response.close();
+			throw ex;
+		}
 		if (!this.settings.statuses().contains(status)) {
 			return response;
 		}
