@@ -265,7 +265,7 @@ public class RateLimitsEndpoint {
 			LimitDefinition definition = place.definition();
 			List<String> key = definition.key().stream().map((source) -> source.name().toLowerCase(Locale.ROOT)).toList();
 			return new GuardDescriptor(place.origin(), place.routes(), definition.cost(), key,
-					definition.keyExpression(), new LinkedHashMap<>(place.sources()));
+					definition.keyExpression(), place.sources());
 		}
 
 	}

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,7 +32,7 @@ public record ResolvedLimit(String origin, LimitDefinition definition, Map<Strin
 	public ResolvedLimit {
 		Objects.requireNonNull(origin, "origin must not be null");
 		Objects.requireNonNull(definition, "definition must not be null");
-		sources = Map.copyOf(sources);
+		sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
 		routes = List.copyOf(routes);
 	}
 
