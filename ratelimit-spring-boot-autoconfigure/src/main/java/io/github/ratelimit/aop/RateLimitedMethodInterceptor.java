@@ -120,8 +120,9 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			acquisitions.addAll(context.takeDeferredAcquisitions());
 		}
 		if (!maxWait.isZero()) {
-			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, acquisitions, maxWait, context, route != null)
-					: invokeAfterWaiting(invocation, acquisitions, maxWait, context, route != null);
+			boolean handler = route != null;
+			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, acquisitions, maxWait, context, handler)
+					: invokeAfterWaiting(invocation, acquisitions, maxWait, context, handler);
 		}
 		RateLimitResult result = this.limiter.acquire(acquisitions);
 		if (!result.allowed()) {
