@@ -156,7 +156,9 @@ class DistributedRateLimitTest {
 			.bannerMode(Banner.Mode.OFF)
 			.run("--server.port=0", "--server.address=127.0.0.1", "--spring.data.redis.host=" + redis.host(),
 					"--spring.data.redis.port=" + redis.port(), "--ratelimit.store=redis",
-					"--ratelimit.redis.key-prefix=" + KEY_PREFIX);
+					"--ratelimit.redis.key-prefix=" + KEY_PREFIX,
+					// a loaded machine must not push decisions to each instance's local fallback
+					"--ratelimit.redis.timeout=10s");
 	}
 
 	private static long secondsLeftInTheRedisHour() throws IOException {
