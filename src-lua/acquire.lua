@@ -10,19 +10,25 @@
 -- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc, followed by '!'
 --          for a shadow limit, whose rejection does not stop the others), capacity,
 --          parameter (emission interval µs for tb and lb, period µs otherwise), cost
--- ARGV[4+4n] optional: least TTL in milliseconds (tests with an explicit now)
+-- ARGV[4+4n] optional: least TTL in milliseconds (tests with an explicit now); '' for the
+--          default
+-- ARGV[5+4n] optional: longest wait in microseconds for a reserved slot (callers waiting
+--          for a permit): tb and lb limits that would reject admit instead when their slot
+--          is at most that far away, and reply the wait as delay_us (see token_bucket.lua)
 -- Reply    {now, then per limit: allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
--- every admitting limit commits, or nothing changes (apart from expiring entries a sliding
--- log no longer counts). A shadow limit that rejects consumes nothing and rejects nothing.
+-- every admitting limit commits (a reservation included), or nothing changes (apart from
+-- expiring entries a sliding log no longer counts). A shadow limit that rejects consumes
+-- nothing and rejects nothing.
 
 local now = rl_now(ARGV[1])
 local mode = ARGV[2]
 local n = tonumber(ARGV[3])
-if ARGV[4 + 4 * n] then
+if ARGV[4 + 4 * n] and ARGV[4 + 4 * n] ~= '' then
   rl_min_ttl = tonumber(ARGV[4 + 4 * n])
 end
+local max_delay = tonumber(ARGV[5 + 4 * n] or '0')
 local reply = { now }
 local commits = {}
 local allowed = true
@@ -45,7 +51,7 @@ for i = 0, n - 1 do
     if mode == 'refund' then
       gcra.refund(KEYS[k], now, capacity, param, cost)
     else
-      decision, commit = gcra.decide(KEYS[k], now, capacity, param, cost, leaky)
+      decision, commit = gcra.decide(KEYS[k], now, capacity, param, cost, leaky, max_delay)
     end
     k = k + 1
   elseif algorithm == 'fw' then

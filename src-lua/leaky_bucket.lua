@@ -10,6 +10,9 @@
 -- ARGV[3]  capacity C (queue places)
 -- ARGV[4]  emission interval T in microseconds (period / refill tokens, rounded up)
 -- ARGV[5]  cost k
+-- ARGV[6]  optional: longest wait in microseconds for a reserved drain slot (0 or absent:
+--          none); a request that does not fit in the queue is then admitted when its
+--          drain slot is at most that far away
 -- Reply    {now, allowed (1|0), remaining places, reset_us, retry_after_us, delay_us}
 --
 -- The key expires when the queue is empty again.
@@ -21,7 +24,7 @@ if ARGV[2] == 'refund' then
   gcra.refund(KEYS[1], now, capacity, interval, cost)
   return { now }
 end
-local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, 1)
+local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, 1, tonumber(ARGV[6] or '0'))
 if commit then
   commit()
 end

@@ -9,14 +9,19 @@
 -- ARGV[4]  emission interval T in microseconds (period / refill tokens, rounded up)
 -- ARGV[5]  cost k
 -- ARGV[6]  1 for a leaky bucket (admitted requests are delayed to their drain slot), else 0
+-- ARGV[7]  optional: longest wait in microseconds for a reserved slot (0 or absent: none)
 -- Reply    {now, allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
 -- The bucket holds C - (tat - now) / T tokens; a request of cost k is admitted when
--- max(tat, now) + k*T - now <= C*T. The key expires when the bucket is full again.
+-- max(tat, now) + k*T - now <= C*T. A request that may reserve (a caller waiting for a
+-- permit) is also admitted when its slot, the time its cost fits, is at most the longest
+-- wait away (a leaky bucket: its drain slot); the tat then runs ahead of the burst and
+-- delay_us is the wait, so callers reserving in turn get slots T apart. The key expires
+-- when the bucket is full again, which is after every reserved slot.
 
 local gcra = {}
 
-function gcra.decide(key, now, capacity, interval, cost, leaky)
+function gcra.decide(key, now, capacity, interval, cost, leaky, max_delay)
   local burst = capacity * interval
   local start = now
   local tat = tonumber(redis.call('GET', key) or '')
@@ -35,6 +40,19 @@ function gcra.decide(key, now, capacity, interval, cost, leaky)
       redis.call('SET', key, rl_int(new_tat), 'PX', rl_ttl(new_tat - now))
     end
   end
+  local wait = new_tat - burst - now
+  if max_delay ~= nil and max_delay > 0 then
+    local delay = wait
+    if leaky == 1 then
+      delay = start - now
+    end
+    if delay <= max_delay then
+      -- nothing is left until the bucket has drained past this reservation
+      return { 1, 0, wait + interval, 0, delay }, function()
+        redis.call('SET', key, rl_int(new_tat), 'PX', rl_ttl(new_tat - now))
+      end
+    end
+  end
   local debt = start - now
   local remaining = math.max(0, math.floor((burst - debt) / interval))
   local reset
@@ -43,7 +61,7 @@ function gcra.decide(key, now, capacity, interval, cost, leaky)
   else
     reset = rl_until_next_unit(debt, interval)
   end
-  return { 0, remaining, reset, new_tat - burst - now, 0 }, nil
+  return { 0, remaining, reset, wait, 0 }, nil
 end
 
 function gcra.refund(key, timestamp, capacity, interval, cost)
@@ -60,7 +78,8 @@ if ARGV[2] == 'refund' then
   gcra.refund(KEYS[1], now, capacity, interval, cost)
   return { now }
 end
-local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, tonumber(ARGV[6]))
+local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, tonumber(ARGV[6]),
+  tonumber(ARGV[7] or '0'))
 if commit then
   commit()
 end

@@ -35,6 +35,19 @@ public class RateLimitExceededException extends RuntimeException {
 	}
 
 	/**
+	 * Creates an exception for a call that was not admitted for another reason than a
+	 * rejection, such as a caller interrupted while it waited for its permit.
+	 * @param message the detail message
+	 * @param decisions decisions of every limit applied to the call
+	 * @param retryAfter how long to wait before calling again
+	 */
+	public RateLimitExceededException(String message, List<RateLimitDecision> decisions, Duration retryAfter) {
+		super(message);
+		this.decisions = List.copyOf(decisions);
+		this.retryAfter = retryAfter;
+	}
+
+	/**
 	 * How long to wait before a call of the same cost would be admitted.
 	 * @return the retry-after duration
 	 */

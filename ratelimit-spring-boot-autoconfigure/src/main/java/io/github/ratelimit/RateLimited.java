@@ -96,6 +96,19 @@ public @interface RateLimited {
 	String keyExpression() default "";
 
 	/**
+	 * Longest time a call waits for a permit instead of being rejected, as a duration
+	 * ({@code "2s"}, {@code "500ms"}); a call is only rejected when its wait would take
+	 * longer. Empty means "take it from the policy" (no waiting when the policy sets none
+	 * either), {@code "0"} means never wait. Token and leaky buckets reserve each caller's
+	 * slot, so waiting callers are released in order one token apart; methods returning a
+	 * {@code CompletionStage} wait without holding a thread. A controller method waits only
+	 * when its own annotation sets this: a route limit in {@code ratelimit.routes} never
+	 * waits.
+	 * @return the longest wait
+	 */
+	String maxWait() default "";
+
+	/**
 	 * Container of repeated {@link RateLimited} annotations.
 	 */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -1,10 +1,14 @@
 package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -12,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aopalliance.intercept.MethodInvocation;
 
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -24,6 +29,7 @@ import io.github.ratelimit.core.Identities;
 import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 
 /**
@@ -31,6 +37,14 @@ import io.github.ratelimit.core.RateLimiter;
  * the call (and, for a web handler, the route limits waiting for the authenticated
  * principal) is decided in one store call; a rejection throws
  * {@link RateLimitExceededException}.
+ * <p>
+ * A call whose limits set a {@code maxWait} waits up to the longest of them for its
+ * permit (through a {@link RateLimitWaiter}). A controller method waits only for limits
+ * whose own annotation sets {@code maxWait}, so a policy shared with a background job
+ * never holds servlet threads by itself. Methods returning a {@link CompletionStage} (or
+ * {@link CompletableFuture}) do not hold the calling thread: they are invoked on the
+ * waiter's scheduler once the permit is there, and a rejection after waiting completes
+ * the returned future exceptionally; cancelling it gives the reservation back.
  */
 public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
@@ -46,6 +60,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final CallContextProvider contexts;
 
+	private final RateLimitWaiter waiter;
+
 	private final Map<DefinitionKey, LimitDefinition> definitions = new ConcurrentHashMap<>();
 
 	private final Set<AnnotatedLimit> failedExpressions = ConcurrentHashMap.newKeySet();
@@ -59,10 +75,24 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
 			CallContextProvider contexts) {
+		this(methods, resolver, limiter, contexts, new RateLimitWaiter(limiter));
+	}
+
+	/**
+	 * Creates an interceptor.
+	 * @param methods finds the annotations
+	 * @param resolver resolves the effective limits
+	 * @param limiter decides
+	 * @param contexts tells whether a call runs in a web request
+	 * @param waiter waits for permits of calls whose limits set a {@code maxWait}
+	 */
+	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
+			CallContextProvider contexts, RateLimitWaiter waiter) {
 		this.methods = methods;
 		this.resolver = resolver;
 		this.limiter = limiter;
 		this.contexts = contexts;
+		this.waiter = waiter;
 	}
 
 	@Override
@@ -76,13 +106,23 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		CallContext context = this.contexts.current();
 		String route = context.handlerRouteName(method);
 		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		Duration maxWait = Duration.ZERO;
 		for (AnnotatedLimit limit : limits) {
 			LimitDefinition definition = definition(limit, limit.nameFor(route, method));
 			String identity = identity(limit, definition, method, invocation.getArguments(), context);
 			acquisitions.addAll(definition.acquisitions(identity));
+			// a handler waits only when its own annotation asks for it
+			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
+				maxWait = definition.maxWait();
+			}
 		}
 		if (route != null) {
 			acquisitions.addAll(context.takeDeferredAcquisitions());
+		}
+		if (!maxWait.isZero()) {
+			boolean handler = route != null;
+			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, acquisitions, maxWait, context, handler)
+					: invokeAfterWaiting(invocation, acquisitions, maxWait, context, handler);
 		}
 		RateLimitResult result = this.limiter.acquire(acquisitions);
 		if (!result.allowed()) {
@@ -92,6 +132,89 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		context.allowed(acquisitions, result);
 		result.awaitDelay();
 		return invocation.proceed();
+	}
+
+	private Object invokeAfterWaiting(MethodInvocation invocation, List<Acquisition> acquisitions, Duration maxWait,
+			CallContext context, boolean handler) throws Throwable {
+		RateLimitResult result = this.waiter.acquire(acquisitions, maxWait);
+		if (!result.allowed()) {
+			context.rejected(result, handler);
+			throw new RateLimitExceededException(result.decisions());
+		}
+		context.allowed(acquisitions, result);
+		return invocation.proceed();
+	}
+
+	private Object invokeWhenPermitted(MethodInvocation invocation, List<Acquisition> acquisitions, Duration maxWait,
+			CallContext context, boolean handler) throws Throwable {
+		CompletableFuture<RateLimitResult> permit = this.waiter.acquireAsync(acquisitions, maxWait);
+		if (permit.isDone()) {
+			// no wait: decided on this thread, answered as without maxWait
+			RateLimitResult result;
+			try {
+				result = permit.join();
+			}
+			catch (CompletionException ex) {
+				throw unwrap(ex);
+			}
+			if (!result.allowed()) {
+				context.rejected(result, handler);
+				throw new RateLimitExceededException(result.decisions());
+			}
+			context.allowed(acquisitions, result);
+			return invocation.proceed();
+		}
+		CompletableFuture<Object> call = new CompletableFuture<>();
+		permit.whenComplete((result, failure) -> {
+			if (failure != null) {
+				call.completeExceptionally(unwrap(failure));
+			}
+			else if (!result.allowed()) {
+				context.rejected(result, handler);
+				call.completeExceptionally(new RateLimitExceededException(result.decisions()));
+			}
+			else {
+				context.allowed(acquisitions, result);
+				proceedInto(invocation, call);
+			}
+		});
+		call.whenComplete((value, failure) -> {
+			if (call.isCancelled()) {
+				permit.cancel(false);
+			}
+		});
+		return call;
+	}
+
+	/** Proceeds on this (scheduler) thread, exposing the invocation to advice further down the chain. */
+	private static void proceedInto(MethodInvocation invocation, CompletableFuture<Object> call) {
+		try {
+			Object value = ExposeInvocationInterceptor.INSTANCE.invoke(invocation);
+			if (value == null) {
+				call.complete(null);
+				return;
+			}
+			((CompletionStage<?>) value).whenComplete((result, failure) -> {
+				if (failure != null) {
+					call.completeExceptionally(unwrap(failure));
+				}
+				else {
+					call.complete(result);
+				}
+			});
+		}
+		catch (Throwable ex) {
+			call.completeExceptionally(ex);
+		}
+	}
+
+	private static boolean returnsCompletionStage(Method method) {
+		Class<?> type = method.getReturnType();
+		return CompletionStage.class.isAssignableFrom(type) && type.isAssignableFrom(CompletableFuture.class);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	/**

@@ -102,6 +102,17 @@ public final class RateLimitedMethods {
 			throw new RateLimitConfigurationException(origin + " (period)", "'" + periodText + "' is not a duration",
 					"Use a duration such as \"1s\", \"15m\" or \"PT1H\"");
 		}
+		Duration maxWait = null;
+		String maxWaitText = annotation.getString("maxWait");
+		if (!maxWaitText.isBlank()) {
+			try {
+				maxWait = DurationStyle.detectAndParse(maxWaitText.trim());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(origin + " (maxWait)", "'" + maxWaitText + "' is not a duration",
+						"Use a duration such as \"2s\" or \"500ms\", or \"0\" to never wait");
+			}
+		}
 		String expressionText = annotation.getString("keyExpression");
 		Expression expression = null;
 		if (!expressionText.isBlank()) {
@@ -118,7 +129,8 @@ public final class RateLimitedMethods {
 		LimitSettings settings = new LimitSettings(unlessDefault(annotation, "algorithm"),
 				(capacity != 0) ? capacity : null, (refill != 0) ? refill : null,
 				(unlessDefault(annotation, "period") != null) ? period : null, unlessDefault(annotation, "cost"),
-				List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)), expressionText);
+				List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)), expressionText, null,
+				null, maxWait);
 		return new AnnotatedLimit(name, settings, expression, origin, suffix);
 	}
 

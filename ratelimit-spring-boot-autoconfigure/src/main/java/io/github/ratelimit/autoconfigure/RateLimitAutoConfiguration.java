@@ -20,14 +20,18 @@ import io.github.ratelimit.aop.RateLimitedMethods;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitObserver;
+import io.github.ratelimit.core.RateLimitSleeper;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 
 /**
  * Auto-configuration of rate limiting: limits from {@code @RateLimited} on any bean and
  * from {@code ratelimit.routes}, decided by the Redis store when the application has a
  * {@code RedisConnectionFactory} (or {@code ratelimit.store=redis}), by an in-memory store
- * otherwise, unless the application provides its own {@link RateLimitStore}.
+ * otherwise, unless the application provides its own {@link RateLimitStore}. Calls that
+ * wait for a permit ({@code maxWait}) are timed by a {@link RateLimitWaiter}, closed with
+ * the context.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
@@ -57,6 +61,12 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWaiter rateLimitWaiter(RateLimiter rateLimiter, RateLimitClock rateLimitClock) {
+		return new RateLimitWaiter(rateLimiter, rateLimitClock, RateLimitSleeper.system(), null);
+	}
+
+	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static RateLimitedMethods rateLimitedMethods() {
 		return new RateLimitedMethods();
@@ -72,9 +82,11 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(RateLimitedMethods rateLimitedMethods,
-			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts) {
+			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts,
+			RateLimitWaiter rateLimitWaiter) {
 		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
-		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider);
+		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider,
+				rateLimitWaiter);
 	}
 
 	@Bean

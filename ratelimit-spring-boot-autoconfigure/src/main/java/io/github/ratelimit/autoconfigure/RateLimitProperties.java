@@ -501,8 +501,21 @@ public class RateLimitProperties {
 		 */
 		private final Parameters candidate = new Parameters();
 
+		/**
+		 * Longest time a call waits for a permit instead of being rejected; unset means the annotation's maxWait (no waiting), and routes never wait.
+		 */
+		private Duration maxWait;
+
 		public Parameters getCandidate() {
 			return this.candidate;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 		public Boolean getShadow() {

@@ -44,6 +44,11 @@ final class RateLimitRoutesMapper {
 				}
 				methods.add(upper);
 			}
+			if (route.getMaxWait() != null) {
+				throw new RateLimitConfigurationException(origin + ".max-wait",
+						"route limits never wait: the filter decides them before the request reaches its handler",
+						"Remove max-wait from the route; to let a controller wait, set maxWait on its @RateLimited");
+			}
 			String name = route.getPolicy();
 			if (name != null && name.isBlank()) {
 				name = null;

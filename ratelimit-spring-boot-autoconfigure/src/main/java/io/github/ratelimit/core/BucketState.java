@@ -17,6 +17,22 @@ public interface BucketState {
 	RateLimitDecision check(RateLimit limit, long nowMicros, long cost);
 
 	/**
+	 * Decides a request that may reserve a future slot, without changing the state. Only
+	 * the bucket algorithms can reserve: a request they would reject is admitted instead
+	 * when its slot comes within {@code maxDelayMicros}, and the decision's
+	 * {@link RateLimitDecision#delayMicros()} says how long to wait for it. The other
+	 * algorithms decide as {@link #check(RateLimit, long, long)}.
+	 * @param limit the limit, whose algorithm must be the one this state was created for
+	 * @param nowMicros the current time
+	 * @param cost quota units requested
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return the decision as if the request were committed when allowed
+	 */
+	default RateLimitDecision check(RateLimit limit, long nowMicros, long cost, long maxDelayMicros) {
+		return check(limit, nowMicros, cost);
+	}
+
+	/**
 	 * Records an admitted request. Only called after {@link #check} allowed it at the same
 	 * time.
 	 * @param limit the limit

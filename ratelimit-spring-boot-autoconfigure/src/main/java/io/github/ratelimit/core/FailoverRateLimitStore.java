@@ -71,10 +71,15 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		return tryAcquire(acquisitions, 0);
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		RuntimeException failure = null;
 		if (this.breaker.tryAcquirePermission()) {
 			try {
-				RateLimitResult result = this.primary.tryAcquire(acquisitions);
+				RateLimitResult result = this.primary.tryAcquire(acquisitions, maxDelayMicros);
 				onSuccess();
 				return result;
 			}
@@ -88,7 +93,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 				throw ex;
 			}
 		}
-		return decideLocally(acquisitions, failure);
+		return decideLocally(acquisitions, failure, maxDelayMicros);
 	}
 
 	@Override
@@ -177,7 +182,8 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		return this.breaker;
 	}
 
-	private RateLimitResult decideLocally(List<Acquisition> acquisitions, RuntimeException failure) {
+	private RateLimitResult decideLocally(List<Acquisition> acquisitions, RuntimeException failure,
+			long maxDelayMicros) {
 		this.fallbackActive.set(true);
 		List<String> closed = acquisitions.stream()
 			.filter((acquisition) -> acquisition.limit().failMode() == FailMode.CLOSED && !acquisition.limit().shadow())
@@ -188,7 +194,7 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 			long wait = Math.max(this.breaker.nanosUntilProbe(), 1_000_000_000L);
 			throw new RateLimitUnavailableException(closed, Duration.ofNanos(wait), failure);
 		}
-		return this.fallback.tryAcquire(reduce(acquisitions)).decidedBy(RateLimitResult.FALLBACK);
+		return this.fallback.tryAcquire(reduce(acquisitions), maxDelayMicros).decidedBy(RateLimitResult.FALLBACK);
 	}
 
 	private List<Acquisition> reduce(List<Acquisition> acquisitions) {

@@ -7,7 +7,8 @@ import io.github.ratelimit.Algorithm;
  * the time the queue is empty again. An admitted request waits until the requests ahead
  * of it have drained (like nginx {@code limit_req} without {@code nodelay}); a request
  * that does not fit in the queue is rejected, so no request waits longer than
- * {@code capacity / rate}.
+ * {@code capacity / rate}, unless it may reserve a later slot (a caller waiting for a
+ * permit): it is then admitted when its drain slot comes within that wait.
  */
 final class LeakyBucket extends TokenBucket {
 
@@ -18,6 +19,11 @@ final class LeakyBucket extends TokenBucket {
 
 	@Override
 	long delay(long start, long now) {
+		return start - now;
+	}
+
+	@Override
+	long reservedDelay(long start, long now, long wait) {
 		return start - now;
 	}
 

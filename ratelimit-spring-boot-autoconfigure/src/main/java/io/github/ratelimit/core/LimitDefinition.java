@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,12 +16,18 @@ import io.github.ratelimit.KeySource;
  * @param keyExpression SpEL expression for the identity, or {@code null}
  * @param candidate a limit evaluated beside this one in shadow mode to compare them, or
  * {@code null}
+ * @param maxWait longest time a call waits for a permit instead of being rejected; zero
+ * means no waiting
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-		RateLimit candidate) {
+		RateLimit candidate, Duration maxWait) {
 
 	public LimitDefinition {
 		Objects.requireNonNull(limit, "limit must not be null");
+		Objects.requireNonNull(maxWait, "maxWait must not be null");
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
+		}
 		key = List.copyOf(key);
 		if (key.isEmpty()) {
 			throw new IllegalArgumentException("key must not be empty");
@@ -28,6 +35,19 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		if (cost <= 0 || cost > limit.capacity()) {
 			throw new IllegalArgumentException("cost must be between 1 and the capacity " + limit.capacity() + ": " + cost);
 		}
+	}
+
+	/**
+	 * A definition that does not wait.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate) {
+		this(limit, cost, key, keyExpression, candidate, Duration.ZERO);
 	}
 
 	/**

@@ -28,6 +28,9 @@ public final class LimitResolver {
 	/** Prefix of the policy properties, used in error messages. */
 	public static final String POLICIES_PREFIX = "ratelimit.policies";
 
+	/** Longest wait for a permit a limit may ask for. */
+	public static final Duration MAX_WAIT = Duration.ofDays(1);
+
 	private static final Pattern PLAIN_POLICY_NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
 	private final Map<String, LimitSettings> policies;
@@ -246,9 +249,15 @@ public final class LimitResolver {
 			throw invalid(origins.of(LimitSettings::capacity, "capacity"), ex.getMessage(),
 					"Choose a smaller capacity or a shorter period");
 		}
+		Duration maxWait = (merged.maxWait() != null) ? merged.maxWait() : Duration.ZERO;
+		if (maxWait.isNegative() || maxWait.compareTo(MAX_WAIT) > 0) {
+			throw invalid(origins.of(LimitSettings::maxWait, "max-wait"),
+					"max-wait must be between 0 and " + MAX_WAIT + ": " + maxWait,
+					"Use 0 (never wait) or a duration such as 2s; a longer backlog belongs in a queue");
+		}
 		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
 		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
-				candidate(name, limit));
+				candidate(name, limit), maxWait);
 		if (!claim) {
 			return definition;
 		}

@@ -21,16 +21,35 @@ import io.github.ratelimit.KeySource;
  * @param keyExpression SpEL expression for the identity; empty means not set
  * @param failMode what the limit does when its store fails
  * @param shadow whether the limit only records what it would reject
+ * @param maxWait longest time a call waits for a permit instead of being rejected
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow) {
+		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait) {
 
 	/** Settings that set nothing. */
-	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null, null);
+	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null, null,
+			null);
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
 		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+	}
+
+	/**
+	 * Settings that leave the longest wait unset.
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period
+	 * @param period the period
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression
+	 * @param failMode the fail mode
+	 * @param shadow whether the limit only records what it would reject
+	 */
+	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
+			List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow) {
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, shadow, null);
 	}
 
 	/**
@@ -74,7 +93,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 				pick(override.refillTokens, this.refillTokens), pick(override.period, this.period),
 				pick(override.cost, this.cost), override.key.isEmpty() ? this.key : override.key,
 				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
-				pick(override.shadow, this.shadow));
+				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {

@@ -38,6 +38,17 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+		try {
+			return this.delegate.tryAcquire(acquisitions, maxDelayMicros);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.name, ex);
+			throw ex;
+		}
+	}
+
+	@Override
 	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
 		try {
 			this.delegate.refund(acquisitions, timestampMicros);

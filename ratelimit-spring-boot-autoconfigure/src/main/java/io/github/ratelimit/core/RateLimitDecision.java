@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param retryAfterMicros when rejected, time until a request of the same cost would be
  * admitted; 0 when allowed
  * @param delayMicros when allowed by a leaky bucket, how long the request waits for its
- * drain slot; 0 otherwise
+ * drain slot; when allowed by reserving a future slot (a caller waiting for a permit), how
+ * long it waits for that slot; 0 otherwise
  */
 public record RateLimitDecision(RateLimit limit, boolean allowed, long remaining, long resetMicros,
 		long retryAfterMicros, long delayMicros) {

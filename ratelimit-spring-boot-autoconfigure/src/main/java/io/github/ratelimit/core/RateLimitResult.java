@@ -66,7 +66,7 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	}
 
 	/**
-	 * Longest wait a leaky bucket imposes on this request.
+	 * Longest wait a leaky bucket or a reserved slot imposes on this request.
 	 * @return microseconds, 0 when nothing delays it
 	 */
 	public long delayMicros() {
@@ -80,8 +80,8 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	}
 
 	/**
-	 * Holds the calling thread until a leaky bucket's drain slot for this request. An
-	 * interrupt ends the wait early and is preserved.
+	 * Holds the calling thread until a leaky bucket's drain slot (or a reserved slot) for
+	 * this request. An interrupt ends the wait early and is preserved.
 	 */
 	public void awaitDelay() {
 		long micros = delayMicros();

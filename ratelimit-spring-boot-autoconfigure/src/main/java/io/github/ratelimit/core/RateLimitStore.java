@@ -17,6 +17,22 @@ public interface RateLimitStore {
 	RateLimitResult tryAcquire(List<Acquisition> acquisitions);
 
 	/**
+	 * Decides every acquisition together, letting the bucket algorithms reserve a future
+	 * slot: a token or leaky bucket that would reject admits instead when the slot comes
+	 * within {@code maxDelayMicros}, consumes its cost now and reports the wait in
+	 * {@link RateLimitDecision#delayMicros()}, so that callers reserving one after another
+	 * are released one emission interval apart. Still all-or-nothing: a reservation is not
+	 * made when another limit rejects. The default reserves nothing (callers then retry
+	 * after the retry-after), which is also what the window algorithms do.
+	 * @param acquisitions acquisitions naming distinct buckets
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return one decision per acquisition, in order
+	 */
+	default RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+		return tryAcquire(acquisitions);
+	}
+
+	/**
 	 * Gives back what an earlier admitted {@link #tryAcquire} consumed, used when a later
 	 * stage of the same request is rejected.
 	 * @param acquisitions the acquisitions that were admitted

@@ -41,21 +41,35 @@ public final class RateLimiter {
 	 * @return one decision per acquisition, in order
 	 */
 	public RateLimitResult acquire(List<Acquisition> acquisitions) {
+		return acquire(acquisitions, 0);
+	}
+
+	/**
+	 * Decides every acquisition together, all-or-nothing, letting token and leaky buckets
+	 * reserve a slot up to {@code maxDelayMicros} ahead (see
+	 * {@link RateLimitStore#tryAcquire(List, long)}).
+	 * @param acquisitions the acquisitions, possibly naming one bucket several times
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return one decision per acquisition, in order
+	 */
+	public RateLimitResult acquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		if (acquisitions.isEmpty()) {
 			return new RateLimitResult(List.of(), 0);
 		}
 		long start = System.nanoTime();
-		RateLimitResult result = decide(acquisitions);
+		RateLimitResult result = decide(acquisitions, maxDelayMicros);
 		this.observer.decided(result, System.nanoTime() - start);
 		return result;
 	}
 
-	private RateLimitResult decide(List<Acquisition> acquisitions) {
+	private RateLimitResult decide(List<Acquisition> acquisitions, long maxDelayMicros) {
 		List<Acquisition> merged = merge(acquisitions);
 		if (merged.size() == acquisitions.size()) {
-			return this.store.tryAcquire(acquisitions);
+			return (maxDelayMicros > 0) ? this.store.tryAcquire(acquisitions, maxDelayMicros)
+					: this.store.tryAcquire(acquisitions);
 		}
-		RateLimitResult result = this.store.tryAcquire(merged);
+		RateLimitResult result = (maxDelayMicros > 0) ? this.store.tryAcquire(merged, maxDelayMicros)
+				: this.store.tryAcquire(merged);
 		Map<BucketKey, RateLimitDecision> byKey = new LinkedHashMap<>();
 		for (int i = 0; i < merged.size(); i++) {
 			byKey.put(merged.get(i).key(), result.decisions().get(i));

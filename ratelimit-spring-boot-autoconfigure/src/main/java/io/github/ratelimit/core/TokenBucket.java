@@ -20,6 +20,16 @@ class TokenBucket implements BucketState {
 
 	@Override
 	public RateLimitDecision check(RateLimit limit, long now, long cost) {
+		return check(limit, now, cost, 0);
+	}
+
+	/**
+	 * Reserving lets the theoretical arrival time run ahead of the burst: the request's
+	 * slot is the time its cost fits into the bucket, and callers reserving one after
+	 * another get slots one emission interval apart.
+	 */
+	@Override
+	public RateLimitDecision check(RateLimit limit, long now, long cost, long maxDelay) {
 		long interval = limit.emissionIntervalMicros();
 		long burst = limit.capacity() * interval;
 		long start = Math.max(this.tat, now);
@@ -28,6 +38,11 @@ class TokenBucket implements BucketState {
 			long debt = newTat - now;
 			return RateLimitDecision.allowed(limit, (burst - debt) / interval, untilNextUnit(debt, interval),
 					delay(start, now));
+		}
+		long wait = newTat - burst - now;
+		if (maxDelay > 0 && reservedDelay(start, now, wait) <= maxDelay) {
+			// nothing is left until the bucket has drained past this reservation
+			return RateLimitDecision.allowed(limit, 0, wait + interval, reservedDelay(start, now, wait));
 		}
 		long debt = start - now;
 		// a bucket used beyond a since lowered capacity has nothing left until it drains to it
@@ -51,6 +66,14 @@ class TokenBucket implements BucketState {
 	/** Time a leaky bucket holds an admitted request; a token bucket admits at once. */
 	long delay(long start, long now) {
 		return 0;
+	}
+
+	/**
+	 * Time a request holding a reserved slot waits: until its cost fits into the bucket
+	 * ({@code wait}); a leaky bucket also drains the requests ahead of it.
+	 */
+	long reservedDelay(long start, long now, long wait) {
+		return wait;
 	}
 
 	/** Time until a debt of {@code debt} microseconds shrinks by one whole token. */

@@ -75,6 +75,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		return tryAcquire(acquisitions, 0);
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		long now = this.clock.nowMicros();
 		if (acquisitions.size() == 1) {
 			Acquisition acquisition = acquisitions.get(0);
@@ -82,7 +87,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			synchronized (bucket) {
 				long at = bucket.advanceTo(now);
 				BucketState state = bucket.stateFor(acquisition);
-				RateLimitDecision decision = state.check(acquisition.limit(), at, acquisition.cost());
+				RateLimitDecision decision = state.check(acquisition.limit(), at, acquisition.cost(), maxDelayMicros);
 				if (decision.allowed()) {
 					state.commit(acquisition.limit(), at, acquisition.cost());
 				}
@@ -98,7 +103,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		Arrays.sort(order, Comparator.comparing((Integer i) -> acquisitions.get(i).key()));
 		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
-		long at = lockInOrder(locked, order, 0, () -> decideAll(acquisitions, locked, decisions, now));
+		long at = lockInOrder(locked, order, 0, () -> decideAll(acquisitions, locked, decisions, now, maxDelayMicros));
 		return new RateLimitResult(Arrays.asList(decisions), at);
 	}
 
@@ -161,7 +166,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/** Decides every acquisition at one time, not earlier than any bucket has seen; returns that time. */
 	private static long decideAll(List<Acquisition> acquisitions, Bucket[] buckets, RateLimitDecision[] decisions,
-			long now) {
+			long now, long maxDelayMicros) {
 		long at = now;
 		for (Bucket bucket : buckets) {
 			at = Math.max(at, bucket.lastMicros);
@@ -172,7 +177,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		boolean allowed = true;
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			decisions[i] = buckets[i].stateFor(acquisition).check(acquisition.limit(), at, acquisition.cost());
+			decisions[i] = buckets[i].stateFor(acquisition)
+				.check(acquisition.limit(), at, acquisition.cost(), maxDelayMicros);
 			allowed &= !decisions[i].rejects();
 		}
 		for (int i = 0; i < decisions.length; i++) {

@@ -114,6 +114,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		return tryAcquire(acquisitions, 0);
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		if (acquisitions.isEmpty()) {
 			// no script runs, so there is no Redis time to report (parsing "" would throw)
 			return new RateLimitResult(List.of(), (this.clock != null) ? this.clock.nowMicros() : 0, RateLimitResult.REDIS);
@@ -123,7 +128,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
 		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
 		if (groups.size() == 1) {
-			long timestamp = run(acquisitions, groups.values().iterator().next(), now, "acquire", decisions);
+			long timestamp = run(acquisitions, groups.values().iterator().next(), now, "acquire", maxDelayMicros,
+					decisions);
 			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
 					RateLimitResult.REDIS);
 		}
@@ -131,7 +137,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		boolean allowed = true;
 		try {
 			for (List<Integer> group : groups.values()) {
-				long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", decisions);
+				long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", maxDelayMicros,
+						decisions);
 				now = Long.toString(timestamp);
 				boolean groupAllowed = group.stream().noneMatch((i) -> decisions[i].rejects());
 				if (allowed && groupAllowed) {
@@ -149,7 +156,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (!allowed) {
 			for (List<Integer> group : consumed) {
 				if (!group.isEmpty()) {
-					run(acquisitions, group, now, "refund", null);
+					run(acquisitions, group, now, "refund", 0, null);
 				}
 			}
 		}
@@ -161,7 +168,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		for (List<Integer> group : consumed) {
 			try {
 				if (!group.isEmpty()) {
-					run(acquisitions, group, now, "refund", null);
+					run(acquisitions, group, now, "refund", 0, null);
 				}
 			}
 			catch (RuntimeException ignored) {
@@ -188,7 +195,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
 		for (List<Integer> group : groupBySlot(acquisitions).values()) {
-			run(acquisitions, group, Long.toString(timestampMicros), "refund", null);
+			run(acquisitions, group, Long.toString(timestampMicros), "refund", 0, null);
 		}
 	}
 
@@ -242,7 +249,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/** Runs the script for some acquisitions of one slot; fills their decisions, returns the time used. */
-	private long run(List<Acquisition> acquisitions, List<Integer> group, String now, String mode,
+	private long run(List<Acquisition> acquisitions, List<Integer> group, String now, String mode, long maxDelayMicros,
 			RateLimitDecision[] decisions) {
 		List<String> keys = new ArrayList<>(group.size() + 1);
 		List<String> args = new ArrayList<>(3 + group.size() * 4);
@@ -265,6 +272,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (this.clock != null) {
 			// the test clock stands still while Redis expires keys in real time
 			args.add(TEST_MIN_TTL_MILLIS);
+		}
+		else if (maxDelayMicros > 0) {
+			args.add("");
+		}
+		if (maxDelayMicros > 0) {
+			args.add(Long.toString(maxDelayMicros));
 		}
 		List<?> reply = this.executor.execute(keys, args);
 		if (reply == null || reply.isEmpty()) {

@@ -79,6 +79,15 @@ class RateLimitPropertiesTests {
 		assertThat(policy.getPeriod()).isNull();
 		assertThat(policy.getCost()).isNull();
 		assertThat(policy.getKey()).isEmpty();
+		assertThat(policy.getMaxWait()).as("no policy makes a caller wait unless it says so").isNull();
+	}
+
+	@Test
+	void bindsMaxWaitAsADuration() {
+		RateLimitProperties properties = bind(Map.of("ratelimit.policies.sms.max-wait", "2s",
+				"ratelimit.policies.batch.max-wait", "PT0.5S"));
+		assertThat(properties.getPolicies().get("sms").getMaxWait()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(properties.getPolicies().get("batch").getMaxWait()).isEqualTo(Duration.ofMillis(500));
 	}
 
 	@Test

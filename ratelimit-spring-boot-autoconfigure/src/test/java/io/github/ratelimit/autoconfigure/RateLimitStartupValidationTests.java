@@ -391,6 +391,45 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenAnnotationMaxWaitIsNotADuration() {
+		this.aopContextRunner.withBean(UnparseableMaxWaitService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + UnparseableMaxWaitService.class.getName() + ".call() (maxWait)",
+					"'a while' is not a duration", "Use a duration such as \"2s\""));
+	}
+
+	@Test
+	void failsWhenAnnotationMaxWaitIsNegative() {
+		this.aopContextRunner.withBean(NegativeMaxWaitService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + NegativeMaxWaitService.class.getName() + ".call() (max-wait)",
+					"max-wait must be between 0 and PT24H: PT-1S", "Use 0 (never wait)"));
+	}
+
+	@Test
+	void failsWhenPolicyMaxWaitIsNegative() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.sms.capacity=50", "ratelimit.policies.sms.max-wait=-2s")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.sms.max-wait",
+					"max-wait must be between 0 and PT24H: PT-2S", "Use 0 (never wait)"));
+	}
+
+	@Test
+	void failsWhenPolicyMaxWaitIsLongerThanADay() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.sms.capacity=50", "ratelimit.policies.sms.max-wait=2d")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.sms.max-wait",
+					"max-wait must be between 0 and PT24H: PT48H", "a longer backlog belongs in a queue"));
+	}
+
+	@Test
+	void failsWhenRouteSetsMaxWait() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/reports/**", "ratelimit.routes[0].capacity=5",
+					"ratelimit.routes[0].max-wait=1s")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].max-wait",
+					"route limits never wait", "set maxWait on its @RateLimited"));
+	}
+
+	@Test
 	void failsWhenAnnotationKeyExpressionIsInvalid() {
 		this.aopContextRunner.withBean(InvalidKeyExpressionService.class)
 			.run((context) -> assertConfigurationFailure(context,
@@ -552,6 +591,22 @@ class RateLimitStartupValidationTests {
 	static class UnparseablePeriodService {
 
 		@RateLimited(capacity = 5, period = "soon")
+		public void call() {
+		}
+
+	}
+
+	static class UnparseableMaxWaitService {
+
+		@RateLimited(capacity = 5, maxWait = "a while")
+		public void call() {
+		}
+
+	}
+
+	static class NegativeMaxWaitService {
+
+		@RateLimited(capacity = 5, maxWait = "-1s")
 		public void call() {
 		}
 

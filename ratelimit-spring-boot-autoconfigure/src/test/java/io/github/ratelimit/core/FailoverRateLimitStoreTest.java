@@ -76,6 +76,25 @@ class FailoverRateLimitStoreTest {
 	}
 
 	@Test
+	void reservationsAreMadeByThePrimaryAndWhileItFailsByTheFallback() {
+		// two tokens, one every 500ms; the fallback keeps one, one every second
+		RateLimit limit = new RateLimit("sms", Algorithm.TOKEN_BUCKET, 2, 2, Duration.ofSeconds(1));
+		List<Acquisition> one = acquire(limit, "alice");
+		this.store.tryAcquire(one);
+		this.store.tryAcquire(one);
+		RateLimitResult reserved = this.store.tryAcquire(one, 2_000_000);
+		assertThat(reserved.allowed()).isTrue();
+		assertThat(reserved.delayMicros()).isEqualTo(500_000);
+		assertThat(reserved.store()).isEqualTo(RateLimitResult.MEMORY);
+		this.primary.failing = true;
+		assertThat(this.store.tryAcquire(one, 2_000_000).delayMicros()).isZero();
+		RateLimitResult fallbackReserved = this.store.tryAcquire(one, 2_000_000);
+		assertThat(fallbackReserved.allowed()).isTrue();
+		assertThat(fallbackReserved.delayMicros()).isEqualTo(1_000_000);
+		assertThat(fallbackReserved.store()).isEqualTo(RateLimitResult.FALLBACK);
+	}
+
+	@Test
 	void theFallbackKeepsEachIdentityApart() {
 		this.primary.failing = true;
 		for (String identity : List.of("alice", "bob")) {
@@ -411,6 +430,15 @@ class FailoverRateLimitStoreTest {
 				throw new IllegalStateException("Redis is down");
 			}
 			return this.delegate.reset(limit, identity);
+		}
+
+		@Override
+		public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+			this.calls.incrementAndGet();
+			if (this.failing) {
+				throw new IllegalStateException("Redis is down");
+			}
+			return this.delegate.tryAcquire(acquisitions, maxDelayMicros);
 		}
 
 		@Override

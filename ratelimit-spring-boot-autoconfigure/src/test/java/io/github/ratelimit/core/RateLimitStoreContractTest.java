@@ -416,6 +416,78 @@ public abstract class RateLimitStoreContractTest {
 	}
 
 	@Test
+	void tokenBucketReservesSlotsOneIntervalApartUpToTheLongestWait() {
+		// one token, one every 100ms; callers may wait up to 350ms for theirs
+		RateLimit limit = new RateLimit("reserve", Algorithm.TOKEN_BUCKET, 1, 10, Duration.ofSeconds(1));
+		long maxDelay = 350_000;
+		expectReserved(reserve(limit, maxDelay), 0, 100_000);
+		expectReserved(reserve(limit, maxDelay), 100_000, 200_000);
+		expectReserved(reserve(limit, maxDelay), 200_000, 300_000);
+		expectReserved(reserve(limit, maxDelay), 300_000, 400_000);
+		// the next slot is 400ms away: rejected, and nothing is reserved
+		expect(reserve(limit, maxDelay), false, 0, 400_000, 400_000);
+		at(T0 + 50_000);
+		expectReserved(reserve(limit, maxDelay), 350_000, 450_000);
+		// a caller that does not wait is rejected until the reserved slots have passed
+		expect(acquire(limit, 1), false, 0, 450_000, 450_000);
+		at(T0 + 500_000);
+		expect(acquire(limit, 1), true, 0, 0, 100_000);
+	}
+
+	@Test
+	void leakyBucketReservesADrainSlotBeyondItsQueue() {
+		// a queue of 2 drained every 100ms; callers may wait up to 300ms for their drain slot
+		RateLimit limit = new RateLimit("reserve", Algorithm.LEAKY_BUCKET, 2, 10, Duration.ofSeconds(1));
+		long maxDelay = 300_000;
+		assertThat(reserve(limit, maxDelay).delayMicros()).isZero();
+		assertThat(reserve(limit, maxDelay).delayMicros()).isEqualTo(100_000);
+		// the queue is full: the next ones reserve the drain slots after it
+		expectReserved(reserve(limit, maxDelay), 200_000, 200_000);
+		expectReserved(reserve(limit, maxDelay), 300_000, 300_000);
+		expect(reserve(limit, maxDelay), false, 0, 300_000, 300_000);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "FIXED_WINDOW", "SLIDING_WINDOW_LOG", "SLIDING_WINDOW_COUNTER" })
+	void windowAlgorithmsReserveNothing(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("reserve", algorithm, 1, Duration.ofSeconds(1));
+		assertThat(reserve(limit, 10 * SECOND).allowed()).isTrue();
+		RateLimitDecision rejected = reserve(limit, 10 * SECOND);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.delayMicros()).isZero();
+		// exactly what a caller that does not wait is told
+		assertThat(acquire(limit, 1)).isEqualTo(rejected);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void reservationIsNotMadeWhenAnotherLimitRejects(Algorithm algorithm) {
+		RateLimit bucket = new RateLimit("bucket", algorithm, 1, 10, Duration.ofSeconds(1));
+		RateLimit window = RateLimit.of("window", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		List<Acquisition> both = List.of(new Acquisition(bucket, "alice", 1), new Acquisition(window, "alice", 1));
+		assertThat(this.store.tryAcquire(both, SECOND).allowed()).isTrue();
+		RateLimitResult rejected = this.store.tryAcquire(both, SECOND);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.rejections()).extracting(RateLimitDecision::limit).containsExactly(window);
+		// the bucket's slot at 100ms is still free
+		at(T0 + 100_000);
+		expect(acquire(bucket, 1), true, 0, 0, 100_000);
+	}
+
+	@Test
+	void refundGivesAReservedSlotBack() {
+		RateLimit limit = new RateLimit("reserve", Algorithm.TOKEN_BUCKET, 1, 10, Duration.ofSeconds(1));
+		List<Acquisition> one = List.of(new Acquisition(limit, "alice", 1));
+		this.store.tryAcquire(one, SECOND);
+		RateLimitResult second = this.store.tryAcquire(one, SECOND);
+		assertThat(second.delayMicros()).isEqualTo(100_000);
+		this.store.tryAcquire(one, SECOND);
+		this.store.refund(one, second.timestampMicros());
+		// the refund moved every later slot one interval earlier
+		assertThat(this.store.tryAcquire(one, SECOND).delayMicros()).isEqualTo(200_000);
+	}
+
+	@Test
 	void decidesAnEmptyRequestAsAllowed() {
 		RateLimitResult result = this.store.tryAcquire(List.of());
 		assertThat(result.allowed()).isTrue();
@@ -435,6 +507,18 @@ public abstract class RateLimitStoreContractTest {
 
 	private RateLimitDecision acquire(RateLimit limit, long cost) {
 		return acquireAll(new Acquisition(limit, "alice", cost)).decisions().get(0);
+	}
+
+	private RateLimitDecision reserve(RateLimit limit, long maxDelayMicros) {
+		RateLimitResult result = this.store.tryAcquire(List.of(new Acquisition(limit, "alice", 1)), maxDelayMicros);
+		assertThat(result.decisions()).hasSize(1);
+		return result.decisions().get(0);
+	}
+
+	/** An admitted reservation: nothing left, the given wait, and quota back one interval after the slot. */
+	private static void expectReserved(RateLimitDecision decision, long delayMicros, long resetMicros) {
+		expect(decision, true, 0, 0, resetMicros);
+		assertThat(decision.delayMicros()).as("delay").isEqualTo(delayMicros);
 	}
 
 	private RateLimitResult acquireAll(Acquisition... acquisitions) {

@@ -186,6 +186,44 @@ class LuaScriptsTest {
 	}
 
 	@Test
+	void bucketsReserveSlotsWithinTheLongestWaitAndKeepTheirKeyUntilTheLast() {
+		long t = 30 * SECOND;
+		// token bucket of one: the next slots are 30s and 60s away, the one after is too far
+		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND)).isEqualTo(allowed(0, t));
+		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND))
+			.isEqualTo(new Decision(true, 0, 60 * SECOND, 0, 30 * SECOND));
+		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND))
+			.isEqualTo(new Decision(true, 0, 90 * SECOND, 0, 60 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 90_000L));
+		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND))
+			.isEqualTo(rejected(0, 90 * SECOND, 90 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 90 * SECOND));
+		// leaky bucket with a queue of one: the drain slot after the queue is 30s away
+		RedisTestServer.shared().flushAll();
+		assertThat(decide(LEAKY_BUCKET, List.of(KEY), T0, 1, t, 1, 30 * SECOND)).isEqualTo(allowed(0, t, 0));
+		assertThat(decide(LEAKY_BUCKET, List.of(KEY), T0, 1, t, 1, 30 * SECOND))
+			.isEqualTo(new Decision(true, 0, 60 * SECOND, 0, 30 * SECOND));
+		assertThat(decide(LEAKY_BUCKET, List.of(KEY), T0, 1, t, 1, 30 * SECOND))
+			.isEqualTo(rejected(0, 60 * SECOND, 60 * SECOND));
+		assertKeysExpireWithin(Map.of(KEY, 60_000L));
+	}
+
+	@Test
+	void acquireReservesWithTheLongestWaitAfterTheLimitsAndKeepsTheDefaultTtl() {
+		List<String> limits = List.of("tb", "1", Long.toString(MINUTE), "1", "fw", "5", Long.toString(MINUTE), "1");
+		List<String> keys = List.of(key("tb"), key("fw"));
+		List<String> reserving = new ArrayList<>(limits);
+		reserving.addAll(List.of("", Long.toString(2 * MINUTE)));
+		assertThat(allowedFlags(acquire(T0, "acquire", reserving, keys))).containsExactly(1L, 1L);
+		List<Object> reserved = acquire(T0, "acquire", reserving, keys);
+		assertThat(reserved.subList(1, 6)).containsExactly(1L, 0L, 2 * MINUTE, 0L, MINUTE);
+		assertThat(reserved.subList(6, 11)).containsExactly(1L, 3L, MINUTE, 0L, 0L);
+		assertKeysExpireWithin(Map.of(key("tb"), 120_000L, key("fw"), 60_000L));
+		// without the longest wait the same request is rejected
+		assertThat(allowedFlags(acquire(T0, "acquire", limits, keys))).containsExactly(0L, 1L);
+	}
+
+	@Test
 	void leakyBucketRefundFreesQueuePlaces() {
 		long c = 3;
 		long t = 10 * SECOND;

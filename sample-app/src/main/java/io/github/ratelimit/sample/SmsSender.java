@@ -15,9 +15,10 @@ import io.github.ratelimit.RateLimited;
  * Sends text messages through a (pretend) SMS gateway. Not a controller: the limit holds
  * for every caller of the bean, web request or not.
  * <p>
- * A leaky bucket per phone number smooths the messages to one per second, with room for
- * three waiting: a burst is delivered at the steady rate rather than all at once, and a
- * message that would wait longer than three seconds is refused with
+ * A token bucket per phone number lets one message through per second. A caller that
+ * finds no token waits for one instead of failing ({@code maxWait}): its slot is reserved
+ * in the order callers asked, so a burst is delivered at the steady rate rather than all at
+ * once. A message that would wait longer than two seconds is refused at once with
  * {@link io.github.ratelimit.RateLimitExceededException} (a 429 when called from a web
  * request).
  */
@@ -32,7 +33,7 @@ public class SmsSender {
 	 * @param text the message
 	 * @return the gateway's receipt
 	 */
-	@RateLimited(name = "sms", algorithm = Algorithm.LEAKY_BUCKET, capacity = 3, period = "3s",
+	@RateLimited(name = "sms", algorithm = Algorithm.TOKEN_BUCKET, capacity = 1, period = "1s", maxWait = "2s",
 			keyExpression = "#phoneNumber")
 	public Receipt send(String phoneNumber, String text) {
 		Receipt receipt = new Receipt(UUID.randomUUID().toString(), phoneNumber, Instant.now());

@@ -224,7 +224,7 @@ class SampleApplicationTests {
 	}
 
 	@Test
-	void smsSenderBeanSmoothsAndRejectsBursts() throws Exception {
+	void smsSenderBeanWaitsForItsTurnAndRejectsWhenTheWaitIsTooLong() throws Exception {
 		String sms = "{\"phoneNumber\":\"+15550001111\",\"text\":\"Your order has shipped\"}";
 		List<Long> millis = new ArrayList<>();
 		for (int i = 1; i <= 3; i++) {
@@ -232,10 +232,10 @@ class SampleApplicationTests {
 			HttpResponse<String> sent = post("/api/notifications/sms", sms, ALICE);
 			millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
 			assertThat(sent.statusCode()).as("sms %d", i).isEqualTo(200);
-			assertThat(header(sent, "RateLimit-Policy")).isEqualTo("\"sms\";q=3;w=3");
+			assertThat(header(sent, "RateLimit-Policy")).isEqualTo("\"sms\";q=1;w=1");
 		}
-		// The clock stands still, so the queue does not drain: the 2nd and 3rd messages
-		// waited 1 and 2 seconds for their slots, and a 4th does not fit.
+		// The clock stands still, so no token comes back: the 2nd and 3rd messages waited
+		// 1 and 2 seconds for the slots they reserved, and a 4th would wait 3 (maxWait is 2).
 		assertThat(millis.get(1)).isGreaterThanOrEqualTo(900);
 		assertThat(millis.get(2)).isGreaterThanOrEqualTo(1900);
 		assertQuotaExceeded(post("/api/notifications/sms", sms, ALICE), "sms");

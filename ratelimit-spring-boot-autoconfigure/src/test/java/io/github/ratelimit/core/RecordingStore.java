@@ -1,0 +1,52 @@
+package io.github.ratelimit.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Passes every call to a store, one at a time, and records the delay of each decision in
+ * the order the store made them.
+ */
+public final class RecordingStore implements RateLimitStore {
+
+	private final RateLimitStore delegate;
+
+	private final List<Long> delays = new ArrayList<>();
+
+	/**
+	 * Wraps a store.
+	 * @param delegate the store deciding
+	 */
+	public RecordingStore(RateLimitStore delegate) {
+		this.delegate = delegate;
+	}
+
+	@Override
+	public synchronized RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		return record(this.delegate.tryAcquire(acquisitions));
+	}
+
+	@Override
+	public synchronized RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+		return record(this.delegate.tryAcquire(acquisitions, maxDelayMicros));
+	}
+
+	@Override
+	public synchronized void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		this.delegate.refund(acquisitions, timestampMicros);
+	}
+
+	/**
+	 * The delay of every decision so far ({@link RateLimitResult#delayMicros()}), in order.
+	 * @return microseconds
+	 */
+	public synchronized List<Long> delaysInDecisionOrder() {
+		return List.copyOf(this.delays);
+	}
+
+	private RateLimitResult record(RateLimitResult result) {
+		this.delays.add(result.delayMicros());
+		return result;
+	}
+
+}
