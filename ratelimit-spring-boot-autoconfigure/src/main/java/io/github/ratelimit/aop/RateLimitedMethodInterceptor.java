@@ -18,6 +18,7 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationException;
 
+import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Identities;
@@ -46,6 +47,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final CallContextProvider contexts;
 
+	private final PlanResolver plans;
+
 	private final Map<DefinitionKey, LimitDefinition> definitions = new ConcurrentHashMap<>();
 
 	private final Set<AnnotatedLimit> failedExpressions = ConcurrentHashMap.newKeySet();
@@ -59,10 +62,24 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
 			CallContextProvider contexts) {
+		this(methods, resolver, limiter, contexts, (principal) -> null);
+	}
+
+	/**
+	 * Creates an interceptor.
+	 * @param methods finds the annotations
+	 * @param resolver resolves the effective limits
+	 * @param limiter decides
+	 * @param contexts tells whether a call runs in a web request
+	 * @param plans finds the plan of a call, for limits whose policy has plans
+	 */
+	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
+			CallContextProvider contexts, PlanResolver plans) {
 		this.methods = methods;
 		this.resolver = resolver;
 		this.limiter = limiter;
 		this.contexts = contexts;
+		this.plans = plans;
 	}
 
 	@Override
@@ -76,10 +93,16 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		CallContext context = this.contexts.current();
 		String route = context.handlerRouteName(method);
 		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		String plan = null;
+		boolean planResolved = false;
 		for (AnnotatedLimit limit : limits) {
 			LimitDefinition definition = definition(limit, limit.nameFor(route, method));
 			String identity = identity(limit, definition, method, invocation.getArguments(), context);
-			acquisitions.addAll(definition.acquisitions(identity));
+			if (!planResolved && !definition.plans().isEmpty()) {
+				plan = this.plans.resolve(context.principal());
+				planResolved = true;
+			}
+			acquisitions.addAll(definition.acquisitions(identity, plan));
 		}
 		if (route != null) {
 			acquisitions.addAll(context.takeDeferredAcquisitions());

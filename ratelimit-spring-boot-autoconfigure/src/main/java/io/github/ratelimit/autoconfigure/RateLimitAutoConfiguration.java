@@ -11,6 +11,8 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
+import io.github.ratelimit.PlanResolver;
+import io.github.ratelimit.aop.AuthorityPlanResolver;
 import io.github.ratelimit.aop.CallContextProvider;
 import io.github.ratelimit.aop.DetachedCallContext;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
@@ -45,6 +47,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	PlanResolver rateLimitPlanResolver(RateLimitProperties properties) {
+		return new AuthorityPlanResolver(RateLimitPropertiesMapper.authorityPrefix(properties));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitClock rateLimitClock() {
 		return RateLimitClock.system();
 	}
@@ -71,9 +79,11 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(RateLimitedMethods rateLimitedMethods,
-			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts) {
+			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts,
+			PlanResolver rateLimitPlanResolver) {
 		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
-		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider);
+		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider,
+				rateLimitPlanResolver);
 	}
 
 	@Bean

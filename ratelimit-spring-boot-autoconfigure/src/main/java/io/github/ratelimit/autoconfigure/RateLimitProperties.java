@@ -68,6 +68,8 @@ public class RateLimitProperties {
 
 	private final Redis redis = new Redis();
 
+	private final Plans plans = new Plans();
+
 	/**
 	 * Named policies; a policy applies to annotations and routes of the same name and overrides their values.
 	 */
@@ -156,6 +158,10 @@ public class RateLimitProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Plans getPlans() {
+		return this.plans;
 	}
 
 	public Map<String, Policy> getPolicies() {
@@ -342,6 +348,26 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * How the default plan resolver finds the plan of a request.
+	 */
+	public static class Plans {
+
+		/**
+		 * Prefix of the granted authorities naming a plan: PLAN_pro means plan pro.
+		 */
+		private String authorityPrefix = "PLAN_";
+
+		public String getAuthorityPrefix() {
+			return this.authorityPrefix;
+		}
+
+		public void setAuthorityPrefix(String authorityPrefix) {
+			this.authorityPrefix = authorityPrefix;
+		}
+
+	}
+
+	/**
 	 * Settings of a limit; unset values come from the annotation or the defaults.
 	 */
 	public static class Policy extends Parameters {
@@ -371,8 +397,21 @@ public class RateLimitProperties {
 		 */
 		private final Parameters candidate = new Parameters();
 
+		/**
+		 * Per-plan overrides of capacity, refill-tokens and period, by plan name; a request of no plan, or of one not listed, gets the policy's own values.
+		 */
+		private Map<String, Parameters> plans = new LinkedHashMap<>();
+
 		public Parameters getCandidate() {
 			return this.candidate;
+		}
+
+		public Map<String, Parameters> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Parameters> plans) {
+			this.plans = plans;
 		}
 
 		public Boolean getShadow() {

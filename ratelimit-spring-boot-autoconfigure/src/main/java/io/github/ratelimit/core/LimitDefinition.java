@@ -1,6 +1,8 @@
 package io.github.ratelimit.core;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 import io.github.ratelimit.KeySource;
@@ -15,9 +17,12 @@ import io.github.ratelimit.KeySource;
  * @param keyExpression SpEL expression for the identity, or {@code null}
  * @param candidate a limit evaluated beside this one in shadow mode to compare them, or
  * {@code null}
+ * @param plans by lowercase plan name, the limit that applies instead of {@code limit} to
+ * requests of that plan: the same name (so the same buckets) and algorithm, other
+ * parameters
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-		RateLimit candidate) {
+		RateLimit candidate, Map<String, RateLimit> plans) {
 
 	public LimitDefinition {
 		Objects.requireNonNull(limit, "limit must not be null");
@@ -28,6 +33,33 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		if (cost <= 0 || cost > limit.capacity()) {
 			throw new IllegalArgumentException("cost must be between 1 and the capacity " + limit.capacity() + ": " + cost);
 		}
+		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
+		plans.forEach((plan, planLimit) -> {
+			if (!plan.equals(plan.toLowerCase(Locale.ROOT))) {
+				throw new IllegalArgumentException("plan names must be lowercase: " + plan);
+			}
+			if (!planLimit.name().equals(limit.name()) || planLimit.algorithm() != limit.algorithm()) {
+				throw new IllegalArgumentException("plan '" + plan + "' must keep the name and algorithm of limit '"
+						+ limit.name() + "': " + planLimit);
+			}
+			if (cost > planLimit.capacity()) {
+				throw new IllegalArgumentException(
+						"cost " + cost + " exceeds the capacity " + planLimit.capacity() + " of plan '" + plan + "'");
+			}
+		});
+	}
+
+	/**
+	 * A definition without plans.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate) {
+		this(limit, cost, key, keyExpression, candidate, Map.of());
 	}
 
 	/**
@@ -47,7 +79,18 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	 * @return one or two acquisitions
 	 */
 	public List<Acquisition> acquisitions(String identity) {
-		Acquisition enforced = new Acquisition(this.limit, identity, this.cost);
+		return acquisitions(identity, null);
+	}
+
+	/**
+	 * The acquisitions of one request of a plan: the plan's limit draws from the same
+	 * bucket as the policy's own, so a changed plan keeps the bucket's state.
+	 * @param identity the identity of the request
+	 * @param plan the plan of the request, or {@code null}
+	 * @return one or two acquisitions
+	 */
+	public List<Acquisition> acquisitions(String identity, String plan) {
+		Acquisition enforced = new Acquisition(limitFor(plan), identity, this.cost);
 		if (this.candidate == null) {
 			return List.of(enforced);
 		}
@@ -56,11 +99,25 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	}
 
 	/**
+	 * The limit for requests of a plan.
+	 * @param plan the plan name (compared ignoring case), or {@code null}
+	 * @return the plan's limit, or {@link #limit()} when there is no plan or the policy
+	 * does not define it
+	 */
+	public RateLimit limitFor(String plan) {
+		if (plan == null || this.plans.isEmpty()) {
+			return this.limit;
+		}
+		return this.plans.getOrDefault(plan.toLowerCase(Locale.ROOT), this.limit);
+	}
+
+	/**
 	 * Whether finding the identity needs the authenticated principal.
-	 * @return whether {@link KeySource#PRINCIPAL} is in the key chain
+	 * @return whether {@link KeySource#PRINCIPAL} is in the key chain, or the limit has
+	 * plans (found from the principal)
 	 */
 	public boolean needsPrincipal() {
-		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL);
+		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL) || !this.plans.isEmpty();
 	}
 
 }
