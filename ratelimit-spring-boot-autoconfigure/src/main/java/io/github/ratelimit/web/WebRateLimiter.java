@@ -101,8 +101,8 @@ public final class WebRateLimiter {
 	 * @return the acquisition
 	 */
 	public Acquisition bind(LimitDefinition definition, HttpServletRequest request) {
-		return new Acquisition(definition.limit(), this.identities.resolve(definition.key(), request),
-				definition.cost());
+		return new Acquisition(definition.limitFor(plan(definition, request)),
+				this.identities.resolve(definition.key(), request), definition.cost());
 	}
 
 	/**
@@ -112,9 +112,14 @@ public final class WebRateLimiter {
 	 * @return the acquisitions
 	 */
 	public List<Acquisition> bindAll(LimitDefinition definition, HttpServletRequest request) {
-		String plan = definition.plans().isEmpty() ? null
+		return definition.acquisitions(this.identities.resolve(definition.key(), request),
+				plan(definition, request));
+	}
+
+	/** The plan of a request, asked for only when the limit has plans. */
+	private String plan(LimitDefinition definition, HttpServletRequest request) {
+		return definition.plans().isEmpty() ? null
 				: this.plans.resolve(PrincipalNames.currentPrincipal(request.getUserPrincipal()));
-		return definition.acquisitions(this.identities.resolve(definition.key(), request), plan);
 	}
 
 	/**
