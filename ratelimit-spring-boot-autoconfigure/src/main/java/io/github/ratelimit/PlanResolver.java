@@ -11,8 +11,8 @@ import java.security.Principal;
  * request, but a plan taken from something the client sends (a header) lets clients
  * choose their own limits.
  * <p>
- * Called only for limits whose policy has plans, once per limited call, on the calling
- * thread, so it should answer from memory.
+ * Called only when a limit with plans applies, on the thread handling the call, so it
+ * should answer from memory.
  */
 @FunctionalInterface
 public interface PlanResolver {
