@@ -51,6 +51,14 @@ public abstract class PlanChangeContractTest {
 	}
 
 	/**
+	 * The clock the store was created with.
+	 * @return the clock
+	 */
+	protected MutableClock clock() {
+		return this.clock;
+	}
+
+	/**
 	 * The store under test.
 	 * @return the store
 	 */
