@@ -39,6 +39,38 @@ class RateLimitPropertiesTests {
 	}
 
 	@Test
+	void clientRetryDefaultsAreOffAndRetryIdempotentMethodsOn429And503() {
+		RateLimitProperties.Client.Retry retry = new RateLimitProperties().getClient().getRetry();
+		assertThat(retry.isEnabled()).isFalse();
+		assertThat(retry.getMaxAttempts()).isEqualTo(3);
+		assertThat(retry.getMaxTotalTime()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(retry.getInitialDelay()).isEqualTo(Duration.ofMillis(100));
+		assertThat(retry.getMaxDelay()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(retry.getMultiplier()).isEqualTo(2.0);
+		assertThat(retry.getMethods()).containsExactly("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE");
+		assertThat(retry.getStatuses()).containsExactly(429, 503);
+	}
+
+	@Test
+	void bindsClientRetryWithRelaxedNames() {
+		RateLimitProperties.Client.Retry retry = bind(Map.of("ratelimit.client.retry.enabled", "true",
+				"ratelimit.client.retry.max-attempts", "5", "ratelimit.client.retry.max-total-time", "1m",
+				"ratelimit.client.retry.initial-delay", "250ms", "ratelimit.client.retry.max-delay", "20s",
+				"ratelimit.client.retry.multiplier", "1.5", "ratelimit.client.retry.methods", "get,post",
+				"ratelimit.client.retry.statuses", "429"))
+			.getClient()
+			.getRetry();
+		assertThat(retry.isEnabled()).isTrue();
+		assertThat(retry.getMaxAttempts()).isEqualTo(5);
+		assertThat(retry.getMaxTotalTime()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(retry.getInitialDelay()).isEqualTo(Duration.ofMillis(250));
+		assertThat(retry.getMaxDelay()).isEqualTo(Duration.ofSeconds(20));
+		assertThat(retry.getMultiplier()).isEqualTo(1.5);
+		assertThat(retry.getMethods()).containsExactly("get", "post");
+		assertThat(retry.getStatuses()).containsExactly(429);
+	}
+
+	@Test
 	void defaultsLeaveEveryPolicySettingUnsetSoTheAnnotationDecides() {
 		Policy policy = new Policy();
 		assertThat(policy.getAlgorithm()).isNull();

@@ -157,9 +157,7 @@ class DistributedRateLimitTest {
 			.run("--server.port=0", "--server.address=127.0.0.1", "--spring.data.redis.host=" + redis.host(),
 					"--spring.data.redis.port=" + redis.port(), "--ratelimit.store=redis",
 					"--ratelimit.redis.key-prefix=" + KEY_PREFIX,
-					// exact counts need Redis to decide every request: on a loaded machine a
-					// script can take longer than the default timeout, and the fallback would
-					// admit its own share
+					// a loaded machine must not push decisions to each instance's local fallback
 					"--ratelimit.redis.timeout=10s");
 	}
 
