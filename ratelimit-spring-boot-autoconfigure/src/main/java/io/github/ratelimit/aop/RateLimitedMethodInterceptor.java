@@ -128,6 +128,19 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				(key) -> this.resolver.resolve(name, limit.settings(), limit.origin()));
 	}
 
+	/**
+	 * Resolves an annotated limit under a name and records that it guards a route.
+	 * @param limit the annotated limit
+	 * @param name the limit name
+	 * @param route the route of the handler, such as {@code GET /orders/{id}}
+	 * @return the definition
+	 */
+	public LimitDefinition guard(AnnotatedLimit limit, String name, String route) {
+		LimitDefinition definition = definition(limit, name);
+		this.resolver.guards(name, limit.origin(), route);
+		return definition;
+	}
+
 	private String identity(AnnotatedLimit limit, LimitDefinition definition, Method method, Object[] args,
 			CallContext context) {
 		if (limit.keyExpression() != null) {

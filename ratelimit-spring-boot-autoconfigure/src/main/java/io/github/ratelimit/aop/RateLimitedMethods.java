@@ -114,10 +114,20 @@ public final class RateLimitedMethods {
 						"Use an expression over the method arguments by name, such as \"#username\"");
 			}
 		}
-		LimitSettings settings = new LimitSettings(annotation.getEnum("algorithm", io.github.ratelimit.Algorithm.class),
-				(capacity != 0) ? capacity : null, (refill != 0) ? refill : null, period, annotation.getLong("cost"),
+		// attributes left at their defaults are not set here, so that operators see them as defaults
+		LimitSettings settings = new LimitSettings(unlessDefault(annotation, "algorithm"),
+				(capacity != 0) ? capacity : null, (refill != 0) ? refill : null,
+				(unlessDefault(annotation, "period") != null) ? period : null, unlessDefault(annotation, "cost"),
 				List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)), expressionText);
 		return new AnnotatedLimit(name, settings, expression, origin, suffix);
+	}
+
+	/** The value of an attribute, or {@code null} when it is the attribute's default. */
+	@SuppressWarnings("unchecked")
+	private static <T> T unlessDefault(MergedAnnotation<RateLimited> annotation, String attribute) {
+		Object value = annotation.getValue(attribute).orElse(null);
+		Object fallback = annotation.getDefaultValue(attribute).orElse(null);
+		return (value == null || value.equals(fallback)) ? null : (T) value;
 	}
 
 }

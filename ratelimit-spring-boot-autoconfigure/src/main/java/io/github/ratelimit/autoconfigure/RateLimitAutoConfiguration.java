@@ -36,7 +36,8 @@ import io.github.ratelimit.core.RateLimiter;
 @Conditional(OnRateLimitEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,
-		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class })
+		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class,
+		RateLimitEndpointConfiguration.class })
 public final class RateLimitAutoConfiguration {
 
 	@Bean

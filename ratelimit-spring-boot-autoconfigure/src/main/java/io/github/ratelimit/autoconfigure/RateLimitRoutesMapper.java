@@ -53,11 +53,13 @@ final class RateLimitRoutesMapper {
 						"no policy '" + name + "' is configured and the route sets no capacity",
 						"Define " + LimitResolver.policyProperty(name) + " or set a capacity on the route");
 			}
+			String guarded = (methods.isEmpty() ? "" : String.join(",", methods) + " ") + pattern.getPatternString();
 			if (name == null) {
-				name = (methods.isEmpty() ? "" : String.join(",", methods) + " ") + pattern.getPatternString();
+				name = guarded;
 			}
 			LimitSettings settings = RateLimitPropertiesMapper.settings(route);
 			routes.add(new RouteLimit(pattern, Set.copyOf(methods), resolver.resolveRoute(name, settings, origin)));
+			resolver.guards(name, origin, guarded);
 		}
 		return routes;
 	}

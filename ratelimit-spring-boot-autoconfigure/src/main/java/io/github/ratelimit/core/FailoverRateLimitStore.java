@@ -117,6 +117,35 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Reads the bucket from the store deciding now: the local fallback (at its reduced
+	 * quota) while it is active or when the remote store fails to answer, the remote
+	 * store otherwise.
+	 */
+	@Override
+	public BucketSnapshot inspect(RateLimit limit, String identity) {
+		if (!this.fallbackActive.get()) {
+			try {
+				return this.primary.inspect(limit, identity);
+			}
+			catch (RuntimeException ex) {
+				this.failureLog.log("Rate limit store failed to inspect a bucket: " + ex, this.warn);
+			}
+		}
+		return this.fallback.inspect(reduce(limit), identity).answeredBy(RateLimitResult.FALLBACK);
+	}
+
+	/**
+	 * Forgets the bucket in both stores, so that neither the remote store nor a later
+	 * failover holds it against the identity. A failure of the remote store is thrown
+	 * after the fallback's bucket is gone.
+	 */
+	@Override
+	public boolean reset(RateLimit limit, String identity) {
+		boolean local = this.fallback.reset(limit, identity);
+		return this.primary.reset(limit, identity) || local;
+	}
+
+	/**
 	 * Whether the local fallback is deciding because the remote store is failing.
 	 * @return whether the fallback is active
 	 */
@@ -165,12 +194,15 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	private List<Acquisition> reduce(List<Acquisition> acquisitions) {
 		List<Acquisition> reducedAcquisitions = new ArrayList<>(acquisitions.size());
 		for (Acquisition acquisition : acquisitions) {
-			RateLimit limit = this.reduced.computeIfAbsent(acquisition.limit(),
-					(original) -> original.scaledBy(this.fallbackFactor));
+			RateLimit limit = reduce(acquisition.limit());
 			reducedAcquisitions.add(new Acquisition(limit, acquisition.identity(),
 					Math.min(acquisition.cost(), limit.capacity())));
 		}
 		return reducedAcquisitions;
+	}
+
+	private RateLimit reduce(RateLimit limit) {
+		return this.reduced.computeIfAbsent(limit, (original) -> original.scaledBy(this.fallbackFactor));
 	}
 
 	private void onSuccess() {

@@ -21,6 +21,8 @@ public final class Identities {
 
 	private static final Pattern SAFE_IP = Pattern.compile("[0-9A-Fa-f.:/]{1,49}");
 
+	private static final Pattern HASHED = Pattern.compile("~[A-Za-z0-9_-]{27}");
+
 	private Identities() {
 	}
 
@@ -58,6 +60,33 @@ public final class Identities {
 	 */
 	public static String expression(String value) {
 		return "key:" + safe(value, SAFE);
+	}
+
+	/**
+	 * The identity an operator means by what they typed. An identity as the limiter forms
+	 * it ({@code user:alice}, {@code ip:203.0.113.7}, {@code tenant:acme}, {@code key:x},
+	 * {@code global}, or a hashed {@code user:~…}) is returned unchanged; a type prefix
+	 * followed by a raw value the limiter would have hashed ({@code user:Jane Doe}) is
+	 * hashed the same way, so operators can name a principal the way it signs in.
+	 * @param typed the identity as typed
+	 * @return the identity as the limiter forms it
+	 */
+	public static String parse(String typed) {
+		int colon = typed.indexOf(':');
+		if (colon < 0) {
+			return typed;
+		}
+		String value = typed.substring(colon + 1);
+		if (value.isEmpty() || HASHED.matcher(value).matches()) {
+			return typed;
+		}
+		return switch (typed.substring(0, colon + 1)) {
+			case "user:" -> principal(value);
+			case "tenant:" -> tenant(value);
+			case "ip:" -> ip(value);
+			case "key:" -> expression(value);
+			default -> typed;
+		};
 	}
 
 	private static String safe(String value, Pattern safe) {

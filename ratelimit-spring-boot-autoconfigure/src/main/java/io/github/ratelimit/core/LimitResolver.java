@@ -1,11 +1,15 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -40,6 +44,9 @@ public final class LimitResolver {
 	private final Map<String, Map<String, LimitSettings>> plans;
 
 	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
+
+	/** Every place resolved, in order, with the routes it guards. */
+	private final Map<Place, Claim> claims = Collections.synchronizedMap(new LinkedHashMap<>());
 
 	/**
 	 * Creates a resolver.
@@ -156,6 +163,57 @@ public final class LimitResolver {
 	}
 
 	/**
+	 * Records that the limit resolved under a name for a place guards a route, so that
+	 * {@link #resolvedLimits()} can tell operators where each limit applies.
+	 * @param name the limit name
+	 * @param origin the place, as passed to {@link #resolve}
+	 * @param route the route, such as {@code GET /orders/{id}}
+	 */
+	public void guards(String name, String origin, String route) {
+		Claim claim = this.claims.get(new Place(name, origin));
+		if (claim != null) {
+			claim.routes.add(route);
+		}
+	}
+
+	/**
+	 * Every place resolved so far (all of them once the application has started), with
+	 * where each value came from and the routes it guards.
+	 * @return the resolved limits, in the order they were first resolved
+	 */
+	public List<ResolvedLimit> resolvedLimits() {
+		synchronized (this.claims) {
+			List<ResolvedLimit> resolved = new ArrayList<>(this.claims.size());
+			this.claims.forEach((place, claim) -> resolved.add(new ResolvedLimit(place.origin, claim.definition,
+					claim.sources, List.copyOf(claim.routes))));
+			return resolved;
+		}
+	}
+
+	/**
+	 * The names of the configured policies.
+	 * @return the policy names
+	 */
+	public Set<String> policyNames() {
+		return this.policies.keySet();
+	}
+
+	/**
+	 * A policy resolved on its own, as an operator sees a policy no place uses.
+	 * @param name the policy name
+	 * @return the policy, or {@code null} when it is not complete on its own (it has no
+	 * capacity) or not configured
+	 */
+	public ResolvedLimit policy(String name) {
+		if (!hasPolicy(name) || this.policies.get(name).capacity() == null) {
+			return null;
+		}
+		String origin = policyProperty(name);
+		LimitDefinition definition = resolve(name, LimitSettings.EMPTY, origin, false, false);
+		return new ResolvedLimit(origin, definition, sources(name, LimitSettings.EMPTY, origin, false), List.of());
+	}
+
+	/**
 	 * Validates a policy on its own, without claiming its name.
 	 * @param name the policy name
 	 * @throws RateLimitConfigurationException when the policy is invalid
@@ -222,6 +280,8 @@ public final class LimitResolver {
 							+ describe(previous.limit) + " there, " + describe(limit) + " here)",
 					"Give the limits different names, or move the settings to " + policyProperty(name));
 		}
+		this.claims.putIfAbsent(new Place(name, origin),
+				new Claim(definition, sources(name, inline, origin, inlineWins), new CopyOnWriteArraySet<>()));
 		return definition;
 	}
 
@@ -303,6 +363,22 @@ public final class LimitResolver {
 		return plans;
 	}
 
+	/** Where each value of a limit came from, by property. */
+	private Map<String, String> sources(String name, LimitSettings inline, String origin, boolean inlineWins) {
+		Origins origins = new Origins(name, this.policies.get(name), inline, inlineWins, origin);
+		Map<String, String> sources = new LinkedHashMap<>();
+		sources.put("algorithm", origins.source(LimitSettings::algorithm, "algorithm"));
+		sources.put("capacity", origins.source(LimitSettings::capacity, "capacity"));
+		sources.put("refillTokens", origins.source(LimitSettings::refillTokens, "refill-tokens"));
+		sources.put("period", origins.source(LimitSettings::period, "period"));
+		sources.put("cost", origins.source(LimitSettings::cost, "cost"));
+		sources.put("key", origins.source((settings) -> settings.key().isEmpty() ? null : settings.key(), "key"));
+		sources.put("keyExpression", origins.source(LimitSettings::keyExpression, "key-expression"));
+		sources.put("failMode", origins.source(LimitSettings::failMode, "fail-mode"));
+		sources.put("shadow", origins.source(LimitSettings::shadow, "shadow"));
+		return sources;
+	}
+
 	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {
 		return new RateLimitConfigurationException(origin, reason, action);
 	}
@@ -315,18 +391,38 @@ public final class LimitResolver {
 	private record Resolved(RateLimit limit, String origin) {
 	}
 
+	private record Place(String name, String origin) {
+	}
+
+	private record Claim(LimitDefinition definition, Map<String, String> sources, Set<String> routes) {
+	}
+
 	/** Names the property a bad value came from: the policy if it set it, else the inline origin. */
 	private record Origins(String name, LimitSettings policy, LimitSettings settings, boolean inlineWins,
 			String inline) {
 
 		String of(Function<LimitSettings, Object> value, String property) {
-			boolean fromPolicy = this.policy != null && value.apply(this.policy) != null
-					&& !(this.inlineWins && value.apply(this.settings) != null);
-			if (fromPolicy) {
+			if (fromPolicy(value)) {
 				return policyProperty(this.name) + "." + property;
 			}
 			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property
 					: this.inline + " (" + property + ")";
+		}
+
+		/** The property that set a value, {@code annotation}, or {@code default} when nothing did. */
+		String source(Function<LimitSettings, Object> value, String property) {
+			if (fromPolicy(value)) {
+				return policyProperty(this.name) + "." + property;
+			}
+			if (value.apply(this.settings) == null) {
+				return ResolvedLimit.DEFAULT;
+			}
+			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property : ResolvedLimit.ANNOTATION;
+		}
+
+		private boolean fromPolicy(Function<LimitSettings, Object> value) {
+			return this.policy != null && value.apply(this.policy) != null
+					&& !(this.inlineWins && value.apply(this.settings) != null);
 		}
 
 	}

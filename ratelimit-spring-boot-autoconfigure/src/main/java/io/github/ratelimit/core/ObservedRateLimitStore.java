@@ -48,6 +48,28 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	@Override
+	public BucketSnapshot inspect(RateLimit limit, String identity) {
+		try {
+			return this.delegate.inspect(limit, identity);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.name, ex);
+			throw ex;
+		}
+	}
+
+	@Override
+	public boolean reset(RateLimit limit, String identity) {
+		try {
+			return this.delegate.reset(limit, identity);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.name, ex);
+			throw ex;
+		}
+	}
+
 	/**
 	 * The wrapped store.
 	 * @return the store

@@ -25,6 +25,28 @@ public interface RateLimitStore {
 	void refund(List<Acquisition> acquisitions, long timestampMicros);
 
 	/**
+	 * Reads the state of one bucket without consuming anything or creating it.
+	 * @param limit the limit
+	 * @param identity the identity owning the bucket
+	 * @return what a request of cost 1 would find now
+	 * @throws UnsupportedOperationException when the store cannot read its buckets
+	 */
+	default BucketSnapshot inspect(RateLimit limit, String identity) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot inspect buckets");
+	}
+
+	/**
+	 * Forgets the state of one bucket, so that its next request finds a whole quota.
+	 * @param limit the limit
+	 * @param identity the identity owning the bucket
+	 * @return whether the store held state for the bucket
+	 * @throws UnsupportedOperationException when the store cannot reset its buckets
+	 */
+	default boolean reset(RateLimit limit, String identity) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset buckets");
+	}
+
+	/**
 	 * Checks that acquisitions name distinct buckets.
 	 * @param acquisitions the acquisitions
 	 * @throws IllegalArgumentException when two name the same bucket

@@ -12,7 +12,9 @@ import com.github.benmanes.caffeine.cache.Expiry;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.BucketKey;
+import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.BucketState;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitResult;
@@ -110,6 +112,28 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				}
 			}
 		}
+	}
+
+	@Override
+	public BucketSnapshot inspect(RateLimit limit, String identity) {
+		long now = this.clock.nowMicros();
+		// quietly: reading a bucket must not keep it from expiring
+		Bucket bucket = this.buckets.policy().getIfPresentQuietly(new BucketKey(limit.name(), identity));
+		if (bucket != null) {
+			synchronized (bucket) {
+				if (bucket.state != null && bucket.state.algorithm() == limit.algorithm()) {
+					long at = Math.max(now, bucket.lastMicros);
+					return BucketSnapshot.of(bucket.state.check(limit, at, 1), identity, true, RateLimitResult.MEMORY);
+				}
+			}
+		}
+		return BucketSnapshot.of(BucketState.create(limit).check(limit, now, 1), identity, false,
+				RateLimitResult.MEMORY);
+	}
+
+	@Override
+	public boolean reset(RateLimit limit, String identity) {
+		return this.buckets.asMap().remove(new BucketKey(limit.name(), identity)) != null;
 	}
 
 	/**

@@ -29,6 +29,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -57,6 +58,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> INSPECT = RedisScripts.inspect();
 
 	private final ScriptExecutor executor;
 
@@ -188,6 +192,30 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	@Override
+	public BucketSnapshot inspect(RateLimit limit, String identity) {
+		String key = key(limit, identity);
+		List<String> keys = (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) ? List.of(key, key + ":sum")
+				: List.of(key);
+		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
+		List<?> reply = this.template.execute(INSPECT, keys, now, "1", code(limit.algorithm()),
+				Long.toString(limit.capacity()), Long.toString(parameter(limit)));
+		if (reply == null || reply.size() < 6) {
+			throw new IllegalStateException("Rate limit inspect script returned no reply");
+		}
+		RateLimitDecision probe = new RateLimitDecision(limit, number(reply, 2) == 1, number(reply, 3),
+				number(reply, 4), number(reply, 5), 0);
+		return BucketSnapshot.of(probe, identity, number(reply, 1) == 1, RateLimitResult.REDIS);
+	}
+
+	/** Deletes the bucket's keys, which share the identity's hash tag and so one slot. */
+	@Override
+	public boolean reset(RateLimit limit, String identity) {
+		String key = key(limit, identity);
+		Long deleted = this.template.delete(List.of(key, key + ":sum"));
+		return deleted != null && deleted > 0;
+	}
+
 	/**
 	 * Connects and loads the script ahead of the first request, so that the first request
 	 * does not pay for the connection and the script upload within its timeout.
@@ -206,7 +234,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * @return the key
 	 */
 	public String key(Acquisition acquisition) {
-		return this.keyPrefix + "{" + escape(acquisition.identity()) + "}:" + acquisition.limit().name();
+		return key(acquisition.limit(), acquisition.identity());
+	}
+
+	private String key(RateLimit limit, String identity) {
+		return this.keyPrefix + "{" + escape(identity) + "}:" + limit.name();
 	}
 
 	/** Runs the script for some acquisitions of one slot; fills their decisions, returns the time used. */
@@ -227,7 +259,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 			args.add(limit.shadow() ? code(limit.algorithm()) + "!" : code(limit.algorithm()));
 			args.add(Long.toString(limit.capacity()));
-			args.add(Long.toString(isBucket(limit.algorithm()) ? limit.emissionIntervalMicros() : limit.periodMicros()));
+			args.add(Long.toString(parameter(limit)));
 			args.add(Long.toString(acquisition.cost()));
 		}
 		if (this.clock != null) {
@@ -407,8 +439,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return false;
 	}
 
-	private static boolean isBucket(Algorithm algorithm) {
-		return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+	/** The emission interval of the bucket algorithms, the period of the window ones. */
+	private static long parameter(RateLimit limit) {
+		boolean bucket = limit.algorithm() == Algorithm.TOKEN_BUCKET || limit.algorithm() == Algorithm.LEAKY_BUCKET;
+		return bucket ? limit.emissionIntervalMicros() : limit.periodMicros();
 	}
 
 	private static String code(Algorithm algorithm) {

@@ -11,7 +11,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The Lua scripts of the Redis store, read from the classpath (they live in
  * {@code src-lua/}). The script run for every request is composed of the shared helpers,
  * every algorithm (without its standalone entry) and the driver deciding all limits of
- * a request in one call.
+ * a request in one call; the script operators read buckets with is composed the same way.
  */
 public final class RedisScripts {
 
@@ -32,13 +32,28 @@ public final class RedisScripts {
 	 */
 	@SuppressWarnings("rawtypes")
 	public static RedisScript<List> acquire() {
+		return composed("acquire.lua");
+	}
+
+	/**
+	 * The script reading buckets without consuming anything.
+	 * @return the composed script, replying a list
+	 */
+	@SuppressWarnings("rawtypes")
+	public static RedisScript<List> inspect() {
+		return composed("inspect.lua");
+	}
+
+	/** The shared helpers, every algorithm without its standalone entry, then a driver. */
+	@SuppressWarnings("rawtypes")
+	private static RedisScript<List> composed(String driver) {
 		StringBuilder script = new StringBuilder(read("lib.lua"));
 		for (String algorithm : ALGORITHMS) {
 			String text = read(algorithm);
 			int entry = text.indexOf(STANDALONE_MARKER);
 			script.append('\n').append((entry >= 0) ? text.substring(0, entry) : text);
 		}
-		script.append('\n').append(read("acquire.lua"));
+		script.append('\n').append(read(driver));
 		return RedisScript.of(script.toString(), List.class);
 	}
 

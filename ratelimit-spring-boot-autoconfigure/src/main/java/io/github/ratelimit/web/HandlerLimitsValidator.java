@@ -18,7 +18,7 @@ import io.github.ratelimit.aop.RateLimitedMethods;
 /**
  * Resolves the limits of every {@code @RateLimited} handler under each of its route names
  * ({@code GET /orders/{id}}) at startup, so that invalid limits fail the startup and not
- * the first request.
+ * the first request, and records which routes each limit guards.
  */
 public final class HandlerLimitsValidator implements SmartInitializingSingleton {
 
@@ -47,7 +47,7 @@ public final class HandlerLimitsValidator implements SmartInitializingSingleton 
 	}
 
 	private void validate(AnnotatedLimit limit, String route, HandlerMethod handler) {
-		this.interceptor.get().definition(limit, limit.nameFor(route, handler.getMethod()));
+		this.interceptor.get().guard(limit, limit.nameFor(route, handler.getMethod()), route);
 	}
 
 	private void validate(RequestMappingInfo info, HandlerMethod handler) {

@@ -14,6 +14,7 @@ import org.springframework.security.core.authority.AuthorityUtils;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.aop.AuthorityPlanResolver;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LimitSettings;
@@ -52,6 +53,29 @@ class PlansAutoConfigurationTests {
 				assertThat(definition.limitFor("pro").period()).isEqualTo(Duration.ofMinutes(1));
 				assertThat(definition.limitFor("enterprise").refillTokens()).isEqualTo(5_000);
 				assertThat(definition.limitFor(null).capacity()).isEqualTo(100);
+			});
+	}
+
+	@Test
+	void ratelimitsEndpointListsEachPlansValues() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
+					"ratelimit.policies.api.capacity=100", "ratelimit.policies.api.period=1m",
+					"ratelimit.policies.api.plans.pro.capacity=1000",
+					"ratelimit.policies.api.plans.slow.refill-tokens=10",
+					"ratelimit.policies.api.plans.slow.period=1h", "ratelimit.policies.other.capacity=5")
+			.run((context) -> {
+				RateLimitsEndpoint.LimitsDescriptor limits = (RateLimitsEndpoint.LimitsDescriptor) context
+					.getBean(RateLimitsEndpoint.class)
+					.read(null, null);
+				assertThat(limits.limits()).extracting(RateLimitsEndpoint.LimitDescriptor::name)
+					.containsExactly("api", "other");
+				RateLimitsEndpoint.LimitDescriptor api = limits.limits().get(0);
+				assertThat(api.capacity()).isEqualTo(100);
+				assertThat(api.plans()).containsOnlyKeys("pro", "slow");
+				assertThat(api.plans().get("pro")).isEqualTo(new RateLimitsEndpoint.PlanDescriptor(1_000, 1_000, "PT1M"));
+				assertThat(api.plans().get("slow")).isEqualTo(new RateLimitsEndpoint.PlanDescriptor(100, 10, "PT1H"));
+				assertThat(limits.limits().get(1).plans()).isEmpty();
 			});
 	}
 

@@ -313,6 +313,60 @@ class FailoverRateLimitStoreTest {
 		assertThat(this.store.getBreaker().state()).isEqualTo(CircuitBreaker.State.OPEN);
 	}
 
+	@Test
+	void inspectReadsThePrimaryWhileItDecides() {
+		this.store.tryAcquire(acquire(OPEN, "alice"));
+		BucketSnapshot snapshot = this.store.inspect(OPEN, "alice");
+		assertThat(snapshot.store()).isEqualTo(RateLimitResult.MEMORY);
+		assertThat(snapshot.limit()).isEqualTo(OPEN);
+		assertThat(snapshot.remaining()).isEqualTo(9);
+	}
+
+	@Test
+	void inspectReadsTheFallbackAtItsReducedQuotaWhileItDecides() {
+		this.primary.failing = true;
+		this.store.tryAcquire(acquire(OPEN, "alice"));
+		BucketSnapshot snapshot = this.store.inspect(OPEN, "alice");
+		assertThat(snapshot.store()).isEqualTo(RateLimitResult.FALLBACK);
+		assertThat(snapshot.limit().capacity()).isEqualTo(5);
+		assertThat(snapshot.remaining()).isEqualTo(4);
+		assertThat(snapshot.exists()).isTrue();
+	}
+
+	@Test
+	void inspectFallsBackWhenThePrimaryFailsToAnswer() {
+		this.store.tryAcquire(acquire(OPEN, "alice"));
+		this.primary.failing = true;
+		BucketSnapshot snapshot = this.store.inspect(OPEN, "alice");
+		assertThat(snapshot.store()).isEqualTo(RateLimitResult.FALLBACK);
+		assertThat(snapshot.exists()).isFalse();
+		assertThat(this.warnings).singleElement().asString().contains("failed to inspect");
+	}
+
+	@Test
+	void resetForgetsTheBucketInBothStores() {
+		for (int i = 0; i < 10; i++) {
+			this.store.tryAcquire(acquire(OPEN, "alice"));
+		}
+		this.primary.failing = true;
+		for (int i = 0; i < 5; i++) {
+			this.store.tryAcquire(acquire(OPEN, "alice"));
+		}
+		assertThat(this.store.tryAcquire(acquire(OPEN, "alice")).allowed()).isFalse();
+		this.primary.failing = false;
+		assertThat(this.store.reset(OPEN, "alice")).isTrue();
+		assertThat(this.primary.delegate.inspect(OPEN, "alice").exists()).isFalse();
+		assertThat(this.fallback.inspect(OPEN.scaledBy(0.5), "alice").exists()).isFalse();
+	}
+
+	@Test
+	void resetReportsAFailingPrimaryAfterForgettingTheFallbackBucket() {
+		this.primary.failing = true;
+		this.store.tryAcquire(acquire(OPEN, "alice"));
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.store.reset(OPEN, "alice"));
+		assertThat(this.fallback.inspect(OPEN.scaledBy(0.5), "alice").exists()).isFalse();
+	}
+
 	private static List<Acquisition> acquire(RateLimit limit, String identity) {
 		return List.of(new Acquisition(limit, identity, 1));
 	}
@@ -341,6 +395,22 @@ class FailoverRateLimitStoreTest {
 				throw new IllegalStateException("Redis is down");
 			}
 			return this.delegate.tryAcquire(acquisitions);
+		}
+
+		@Override
+		public BucketSnapshot inspect(RateLimit limit, String identity) {
+			if (this.failing) {
+				throw new IllegalStateException("Redis is down");
+			}
+			return this.delegate.inspect(limit, identity);
+		}
+
+		@Override
+		public boolean reset(RateLimit limit, String identity) {
+			if (this.failing) {
+				throw new IllegalStateException("Redis is down");
+			}
+			return this.delegate.reset(limit, identity);
 		}
 
 		@Override

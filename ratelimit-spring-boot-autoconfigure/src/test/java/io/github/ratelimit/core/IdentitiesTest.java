@@ -32,6 +32,24 @@ class IdentitiesTest {
 			"a".repeat(100) + "y");
 
 	@Test
+	void parseKeepsIdentitiesAsTheLimiterFormsThem() {
+		for (String identity : List.of(Identities.principal("alice"), Identities.principal("Jane Doe"),
+				Identities.tenant("acme"), Identities.tenant("{evil}"), Identities.ip("203.0.113.7"),
+				Identities.ip("2001:db8:1:2::/64"), Identities.expression("x".repeat(100)), Identities.GLOBAL)) {
+			assertThat(Identities.parse(identity)).isEqualTo(identity);
+		}
+	}
+
+	@Test
+	void parseHashesARawValueTheWayTheLimiterWould() {
+		assertThat(Identities.parse("user:Jane Doe")).isEqualTo(Identities.principal("Jane Doe"))
+			.startsWith("user:~");
+		assertThat(Identities.parse("tenant:a}b{c")).isEqualTo(Identities.tenant("a}b{c"));
+		assertThat(Identities.parse("key:" + "y".repeat(65))).isEqualTo(Identities.expression("y".repeat(65)));
+		assertThat(Identities.parse("something-else")).isEqualTo("something-else");
+	}
+
+	@Test
 	void keepsShortSafeValuesReadable() {
 		assertThat(Identities.principal("alice")).isEqualTo("user:alice");
 		assertThat(Identities.principal("alice@example.com")).isEqualTo("user:alice@example.com");

@@ -352,6 +352,69 @@ public abstract class RateLimitStoreContractTest {
 		assertThat(acquireAll(new Acquisition(shadow, "u", 1)).decisions().get(0).remaining()).isEqualTo(3);
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void inspectReadsABucketWithoutConsumingOrCreatingIt(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("inspected", algorithm, 3, Duration.ofSeconds(1));
+		at(T0 + 250_000);
+		BucketSnapshot fresh = this.store.inspect(limit, "alice");
+		assertThat(fresh.exists()).as("exists").isFalse();
+		assertThat(fresh.remaining()).isEqualTo(3);
+		assertThat(fresh.retryAfterMicros()).isZero();
+		assertThat(this.store.inspect(limit, "alice").exists()).as("inspecting created nothing").isFalse();
+		assertThat(acquire(limit, 2).allowed()).isTrue();
+		BucketSnapshot used = this.store.inspect(limit, "alice");
+		assertThat(used.exists()).as("exists").isTrue();
+		assertThat(used.remaining()).isEqualTo(1);
+		assertThat(used.retryAfterMicros()).isZero();
+		assertThat(this.store.inspect(limit, "alice")).isEqualTo(used);
+		// the two inspections took nothing: the last unit is still there, and reset as a request sees it
+		RateLimitDecision last = acquire(limit, 1);
+		assertThat(last.allowed()).isTrue();
+		assertThat(used.resetMicros()).isEqualTo(last.resetMicros());
+		BucketSnapshot empty = this.store.inspect(limit, "alice");
+		RateLimitDecision rejected = acquire(limit, 1);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(empty.remaining()).isZero();
+		assertThat(empty.retryAfterMicros()).isEqualTo(rejected.retryAfterMicros());
+		assertThat(empty.resetMicros()).isEqualTo(rejected.resetMicros());
+		at(T0 + 250_000 + rejected.retryAfterMicros());
+		BucketSnapshot refilled = this.store.inspect(limit, "alice");
+		assertThat(refilled.remaining()).isPositive();
+		assertThat(refilled.retryAfterMicros()).isZero();
+		assertThat(this.store.inspect(limit, "bob").exists()).as("another identity's bucket").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void resetForgetsOneIdentitysBucket(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("reset", algorithm, 3, Duration.ofMinutes(1));
+		assertThat(acquire(limit, 3).allowed()).isTrue();
+		assertThat(acquireAll(new Acquisition(limit, "bob", 3)).allowed()).isTrue();
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+		assertThat(this.store.reset(limit, "alice")).as("a bucket was there").isTrue();
+		BucketSnapshot after = this.store.inspect(limit, "alice");
+		assertThat(after.exists()).isFalse();
+		assertThat(after.remaining()).isEqualTo(3);
+		RateLimitDecision admitted = acquire(limit, 3);
+		assertThat(admitted.allowed()).as("the next request is admitted as if new").isTrue();
+		assertThat(admitted.remaining()).isZero();
+		assertThat(acquireAll(new Acquisition(limit, "bob", 1)).allowed()).as("bob's bucket is untouched").isFalse();
+		assertThat(this.store.reset(limit, "carol")).as("no bucket to forget").isFalse();
+	}
+
+	@Test
+	void resetLeavesOtherLimitsOfTheIdentity() {
+		RateLimit orders = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RateLimit search = RateLimit.of("search", Algorithm.SLIDING_WINDOW_LOG, 1, Duration.ofMinutes(1));
+		assertThat(acquireAll(new Acquisition(orders, "alice", 1), new Acquisition(search, "alice", 1)).allowed())
+			.isTrue();
+		assertThat(this.store.reset(search, "alice")).isTrue();
+		assertThat(acquire(search, 1).allowed()).isTrue();
+		assertThat(acquire(orders, 1).allowed()).isFalse();
+		assertThat(this.store.inspect(orders, "alice").remaining()).isZero();
+	}
+
 	@Test
 	void decidesAnEmptyRequestAsAllowed() {
 		RateLimitResult result = this.store.tryAcquire(List.of());

@@ -44,6 +44,10 @@ final class HttpTestClient {
 		return send(request(path, headers).method("OPTIONS", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
+	HttpResponse<String> delete(String path, String... headers) {
+		return send(request(path, headers).DELETE().build());
+	}
+
 	HttpResponse<String> post(String path, String form, String... headers) {
 		return send(request(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))

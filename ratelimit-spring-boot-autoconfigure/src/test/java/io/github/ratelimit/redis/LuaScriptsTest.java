@@ -69,6 +69,9 @@ class LuaScriptsTest {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> ACQUIRE = RedisScripts.acquire();
 
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> INSPECT = RedisScripts.inspect();
+
 	private static LettuceConnectionFactory connectionFactory;
 
 	private static StringRedisTemplate redis;
@@ -498,6 +501,50 @@ class LuaScriptsTest {
 	// helpers
 
 	private static final List<String> CODES = List.of("tb", "fw", "swl", "swc", "lb");
+
+	// inspect.lua: what a request of cost 1 would find, without writing
+
+	@Test
+	void inspectAnswersACheckOfCostOneAndWhetherEachBucketExistsWithoutWriting() {
+		List<Object> fresh = inspect(T0 + 10 * SECOND, limits(5, 5, 5, 5, 5));
+		assertThat(fresh.get(0)).isEqualTo(T0 + 10 * SECOND);
+		assertThat(existsFlags(fresh)).containsOnly(0L);
+		assertKeysExpireWithin(Map.of());
+		acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
+		Map<String, Object> before = snapshot();
+		List<Object> inspected = inspect(T0 + 20 * SECOND, limits(5, 5, 5, 5, 5));
+		assertThat(snapshot()).isEqualTo(before);
+		assertThat(existsFlags(inspected)).containsOnly(1L);
+		// each limit answers as a check of cost 1 at the same time: allowed, remaining, reset, retry-after
+		List<Object> checked = acquire(T0 + 20 * SECOND, "check", limits(5, 5, 5, 5, 5));
+		for (int i = 0; i < CODES.size(); i++) {
+			assertThat(inspected.subList(2 + i * 5, 6 + i * 5)).as(CODES.get(i))
+				.isEqualTo(checked.subList(1 + i * 5, 5 + i * 5));
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<Object> inspect(long now, List<String> limits) {
+		List<String> keys = new ArrayList<>();
+		List<String> args = new ArrayList<>(List.of(Long.toString(now), Integer.toString(limits.size() / 4)));
+		for (int i = 0; i < limits.size(); i += 4) {
+			keys.add(key(limits.get(i)));
+			if (limits.get(i).equals("swl")) {
+				keys.add(key(limits.get(i)) + ":sum");
+			}
+			// inspect takes no cost
+			args.addAll(limits.subList(i, i + 3));
+		}
+		return redis.execute(INSPECT, keys, args.toArray());
+	}
+
+	private static List<Long> existsFlags(List<Object> reply) {
+		List<Long> flags = new ArrayList<>();
+		for (int i = 1; i < reply.size(); i += 5) {
+			flags.add((Long) reply.get(i));
+		}
+		return flags;
+	}
 
 	private static String key(String code) {
 		return "lua:{alice}:" + code;

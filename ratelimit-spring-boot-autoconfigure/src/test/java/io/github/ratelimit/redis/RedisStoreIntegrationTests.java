@@ -40,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code spring.data.redis.*} configuration is all it takes.
  */
 @SpringBootTest(classes = RedisStoreIntegrationTests.LimitedApplication.class,
-		webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "ratelimit.store=redis", "server.address=127.0.0.1" })
+		webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "ratelimit.store=redis", "server.address=127.0.0.1",
+				"management.endpoints.web.exposure.include=ratelimits" })
 @DirtiesContext
 class RedisStoreIntegrationTests {
 
@@ -106,11 +107,41 @@ class RedisStoreIntegrationTests {
 		assertThat(redis.getExpire(KEY)).isBetween(3_500L, 3_600L);
 	}
 
+	@Test
+	void actuatorEndpointInspectsAndResetsTheBucketInRedis() {
+		assertThat(get("/actuator/ratelimits").body()).contains("\"store\":{\"type\":\"redis\",\"active\":\"redis\"}");
+		String bucket = "/actuator/ratelimits?name=GET+%2Fr%2F%7Bid%7D&identity=ip%3A127.0.0.1";
+		assertThat(get(bucket).body()).contains("\"exists\":false", "\"remaining\":3");
+		for (int i = 1; i <= 3; i++) {
+			assertThat(get("/r/" + i).statusCode()).isEqualTo(200);
+		}
+		assertThat(get("/r/4").statusCode()).isEqualTo(429);
+		HttpResponse<String> exhausted = get(bucket);
+		assertThat(exhausted.statusCode()).isEqualTo(200);
+		assertThat(exhausted.body()).contains("\"store\":\"redis\"", "\"exists\":true", "\"limit\":3",
+				"\"remaining\":0");
+		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
+		String other = "ratelimit:{ip:192.0.2.1}:GET /r/{id}";
+		redis.opsForValue().set(other, redis.opsForValue().get(KEY));
+
+		HttpResponse<String> reset = send(HttpRequest.newBuilder(uri(bucket)).DELETE());
+		assertThat(reset.statusCode()).isEqualTo(200);
+		assertThat(reset.body()).contains("\"existed\":{\"GET /r/{id}\":true}");
+		assertThat(redis.hasKey(KEY)).isFalse();
+		assertThat(redis.hasKey(other)).as("another identity's bucket").isTrue();
+		assertThat(get("/r/5").statusCode()).as("admitted as if new").isEqualTo(200);
+	}
+
 	private HttpResponse<String> get(String path) {
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.timeout(Duration.ofSeconds(10))
-			.GET()
-			.build();
+		return send(HttpRequest.newBuilder(uri(path)).GET());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder builder) {
+		HttpRequest request = builder.timeout(Duration.ofSeconds(10)).build();
 		try {
 			return client.send(request, HttpResponse.BodyHandlers.ofString());
 		}
@@ -132,7 +163,9 @@ class RedisStoreIntegrationTests {
 
 		@Bean
 		SecurityFilterChain security(HttpSecurity http) throws Exception {
-			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).build();
+			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
+				.csrf((csrf) -> csrf.disable())
+				.build();
 		}
 
 		@RestController

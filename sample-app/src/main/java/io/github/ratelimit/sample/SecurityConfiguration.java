@@ -15,7 +15,9 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Security of the sample API: stateless HTTP Basic, with a few public endpoints.
+ * Security of the sample API: stateless HTTP Basic, with a few public endpoints. The
+ * actuator's {@code ratelimits} endpoint, which shows and resets any caller's buckets, is
+ * for the {@code ADMIN} role only; health and metrics for any signed-in user.
  * <p>
  * The users and their plain-text ({@code {noop}}) passwords are for the demo only; a real
  * service keeps hashed passwords in a real user store.
@@ -29,6 +31,8 @@ public class SecurityConfiguration {
 			.requestMatchers("/error").permitAll()
 			.requestMatchers("/api/login", "/api/search/**", "/api/tenant/**").permitAll()
 			.requestMatchers(HttpMethod.GET, "/api/orders/**").permitAll()
+			// reads every caller's buckets and resets them: operators only
+			.requestMatchers("/actuator/ratelimits", "/actuator/ratelimits/**").hasRole("ADMIN")
 			.anyRequest().authenticated());
 		http.httpBasic(Customizer.withDefaults());
 		// A stateless API authenticated on every request: no session, so no CSRF token.
@@ -43,7 +47,8 @@ public class SecurityConfiguration {
 		// gives him the pro values of every policy that has plans (ratelimit.plans).
 		return new InMemoryUserDetailsManager(
 				User.withUsername("alice").password("{noop}alice-secret").roles("USER").build(),
-				User.withUsername("bob").password("{noop}bob-secret").authorities("ROLE_USER", "PLAN_pro").build());
+				User.withUsername("bob").password("{noop}bob-secret").authorities("ROLE_USER", "PLAN_pro").build(),
+				User.withUsername("admin").password("{noop}admin-secret").roles("USER", "ADMIN").build());
 	}
 
 	/**

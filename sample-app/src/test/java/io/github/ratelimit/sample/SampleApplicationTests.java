@@ -44,6 +44,10 @@ class SampleApplicationTests {
 
 	private static final String BOB = "bob:bob-secret";
 
+	private static final String ADMIN = "admin:admin-secret";
+
+	private static final String ADMIN_ORDERS = "/actuator/ratelimits?name=orders-write&identity=user:admin";
+
 	private final HttpClient http = HttpClient.newBuilder()
 		.version(HttpClient.Version.HTTP_1_1)
 		.connectTimeout(Duration.ofSeconds(5))
@@ -71,6 +75,37 @@ class SampleApplicationTests {
 			.contains("ratelimit_fallback_active")
 			.doesNotContain("127.0.0.1");
 		assertThat(get("/actuator/health", ALICE).body()).contains("\"rateLimit\"");
+	}
+
+	@Test
+	void onlyAdminsReadAndResetLimitsThroughTheActuator() throws Exception {
+		assertThat(get("/actuator/ratelimits", null).statusCode()).isEqualTo(401);
+		assertThat(delete(ADMIN_ORDERS, null).statusCode()).isEqualTo(401);
+		assertThat(get("/actuator/ratelimits", ALICE).statusCode()).isEqualTo(403);
+		HttpResponse<String> limits = get("/actuator/ratelimits", ADMIN);
+		assertThat(limits.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<List<String>>read(limits.body(), "$.limits[*].name")).contains("orders-write",
+				"GET /api/orders/{id}", "GET /api/search/**");
+		assertThat(JsonPath.<List<String>>read(limits.body(),
+				"$.limits[?(@.name == 'orders-write')].guards[0].sources.capacity"))
+			.containsExactly("ratelimit.policies.orders-write.capacity");
+
+		for (int i = 0; i < 3; i++) {
+			assertThat(post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ADMIN).statusCode())
+				.isEqualTo(201);
+		}
+		assertQuotaExceeded(post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ADMIN), "orders-write");
+		HttpResponse<String> bucket = get(ADMIN_ORDERS, ADMIN);
+		assertThat(JsonPath.<Integer>read(bucket.body(), "$.buckets[0].remaining")).isZero();
+
+		assertThat(delete(ADMIN_ORDERS, ALICE).statusCode()).as("a plain user cannot reset").isEqualTo(403);
+		assertThat(post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ADMIN).statusCode())
+			.isEqualTo(429);
+		HttpResponse<String> reset = delete(ADMIN_ORDERS, ADMIN);
+		assertThat(reset.statusCode()).isEqualTo(200);
+		assertThat(reset.body()).contains("\"orders-write\":true");
+		assertThat(post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ADMIN).statusCode())
+			.isEqualTo(201);
 	}
 
 	@Test
@@ -240,6 +275,10 @@ class SampleApplicationTests {
 
 	private HttpResponse<String> get(String path, String credentials) throws IOException, InterruptedException {
 		return send(request(path, credentials).GET());
+	}
+
+	private HttpResponse<String> delete(String path, String credentials) throws IOException, InterruptedException {
+		return send(request(path, credentials).DELETE());
 	}
 
 	private HttpResponse<String> post(String path, String json, String credentials)

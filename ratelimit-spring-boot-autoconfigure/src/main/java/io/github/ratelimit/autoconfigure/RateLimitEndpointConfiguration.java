@@ -1,0 +1,41 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
+import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.RateLimitStore;
+
+/**
+ * The {@code ratelimits} actuator endpoint, when Spring Boot's actuator is on the
+ * classpath and the application exposes the endpoint (over HTTP or JMX), and its HTTP
+ * extension when it is exposed over HTTP.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
+class RateLimitEndpointConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	RateLimitsEndpoint rateLimitsEndpoint(LimitResolver rateLimitResolver, RateLimitStore rateLimitStore) {
+		return new RateLimitsEndpoint(rateLimitResolver, rateLimitStore);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RateLimitsEndpoint.class)
+	@ConditionalOnAvailableEndpoint(endpoint = RateLimitsEndpoint.class, exposure = EndpointExposure.WEB)
+	RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint rateLimitsEndpoint) {
+		return new RateLimitsEndpointWebExtension(rateLimitsEndpoint);
+	}
+
+}
