@@ -1,8 +1,9 @@
 -- token_bucket.lua: token bucket, kept as one timestamp (GCRA); leaky_bucket.lua runs the
 -- same functions with ARGV[6] = 1.
 --
--- KEYS[1]  bucket key; a string holding the time (microseconds) at which the bucket is
---          full again (leaky bucket: the time its queue is empty again)
+-- KEYS[1]  bucket key; a string '<tat>:<T>': the time (microseconds) at which the bucket
+--          is full again (leaky bucket: the time its queue is empty again) and the emission
+--          interval it was computed with (a bare '<tat>' is read with the current T)
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
 -- ARGV[3]  capacity C
@@ -18,13 +19,32 @@
 -- wait away (a leaky bucket: its drain slot); the tat then runs ahead of the burst and
 -- delay_us is the wait, so callers reserving in turn get slots T apart. The key expires
 -- when the bucket is full again, which is after every reserved slot.
+-- A bucket written with another interval (its identity moved to another plan) keeps its
+-- debt in tokens: tat = now + ceil((tat - now) * T / T_old), as the in-memory store does.
 
 local gcra = {}
+
+-- The time the bucket is full again under interval T, and the interval it was written with.
+function gcra.read(key, now, interval)
+  local value = redis.call('GET', key)
+  if not value then
+    return nil, nil
+  end
+  local sep = string.find(value, ':', 1, true)
+  if not sep then
+    return tonumber(value), nil
+  end
+  local tat, written = tonumber(string.sub(value, 1, sep - 1)), tonumber(string.sub(value, sep + 1))
+  if tat ~= nil and written ~= nil and written ~= interval and tat > now then
+    tat = now + math.ceil((tat - now) * interval / written)
+  end
+  return tat, written
+end
 
 function gcra.decide(key, now, capacity, interval, cost, leaky, max_delay)
   local burst = capacity * interval
   local start = now
-  local tat = tonumber(redis.call('GET', key) or '')
+  local tat = gcra.read(key, now, interval)
   if tat ~= nil and tat > now then
     start = tat
   end
@@ -37,7 +57,7 @@ function gcra.decide(key, now, capacity, interval, cost, leaky, max_delay)
     end
     local decision = { 1, math.floor((burst - debt) / interval), rl_until_next_unit(debt, interval), 0, delay }
     return decision, function()
-      redis.call('SET', key, rl_int(new_tat), 'PX', rl_ttl(new_tat - now))
+      redis.call('SET', key, rl_int(new_tat) .. ':' .. rl_int(interval), 'PX', rl_ttl(new_tat - now))
     end
   end
   local wait = new_tat - burst - now
@@ -49,7 +69,7 @@ function gcra.decide(key, now, capacity, interval, cost, leaky, max_delay)
     if delay <= max_delay then
       -- nothing is left until the bucket has drained past this reservation
       return { 1, 0, wait + interval, 0, delay }, function()
-        redis.call('SET', key, rl_int(new_tat), 'PX', rl_ttl(new_tat - now))
+        redis.call('SET', key, rl_int(new_tat) .. ':' .. rl_int(interval), 'PX', rl_ttl(new_tat - now))
       end
     end
   end
@@ -65,9 +85,18 @@ function gcra.decide(key, now, capacity, interval, cost, leaky, max_delay)
 end
 
 function gcra.refund(key, timestamp, capacity, interval, cost)
-  local tat = tonumber(redis.call('GET', key) or '')
-  if tat ~= nil then
-    redis.call('SET', key, rl_int(tat - cost * interval), 'KEEPTTL')
+  local value = redis.call('GET', key)
+  if not value then
+    return
+  end
+  -- the debt is priced at the interval it was recorded with
+  local sep = string.find(value, ':', 1, true)
+  local tat, written = tonumber(value), interval
+  if sep then
+    tat, written = tonumber(string.sub(value, 1, sep - 1)), tonumber(string.sub(value, sep + 1))
+  end
+  if tat ~= nil and written ~= nil then
+    redis.call('SET', key, rl_int(tat - cost * written) .. ':' .. rl_int(written), 'KEEPTTL')
   end
 end
 

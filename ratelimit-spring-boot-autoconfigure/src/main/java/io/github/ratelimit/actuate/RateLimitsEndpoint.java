@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -203,11 +204,13 @@ public class RateLimitsEndpoint {
 	 * @param policy the policy property of the same name, or {@code null} when none is
 	 * configured
 	 * @param candidate the candidate evaluated beside the limit, or {@code null}
+	 * @param plans by plan name, the values requests of that plan get instead, drawing
+	 * from the same buckets; empty when the policy has no plans
 	 * @param guards the places applying the limit; empty for a policy no place uses
 	 */
 	public record LimitDescriptor(String name, String algorithm, long capacity, long refillTokens, String period,
 			String failMode, boolean shadow, String policy, CandidateDescriptor candidate,
-			List<GuardDescriptor> guards) {
+			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards) {
 
 		static LimitDescriptor of(List<ResolvedLimit> places, String policy) {
 			ResolvedLimit first = places.get(0);
@@ -219,9 +222,27 @@ public class RateLimitsEndpoint {
 				}
 			}
 			RateLimit candidate = first.definition().candidate();
+			Map<String, PlanDescriptor> plans = new TreeMap<>();
+			first.definition().plans().forEach((plan, planLimit) -> plans.put(plan, PlanDescriptor.of(planLimit)));
 			return new LimitDescriptor(limit.name(), limit.algorithm().name(), limit.capacity(), limit.refillTokens(),
 					limit.period().toString(), limit.failMode().name(), limit.shadow(), policy,
-					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, List.copyOf(guards));
+					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, plans, List.copyOf(guards));
+		}
+
+	}
+
+	/**
+	 * The values of a limit for the requests of one plan, configured under
+	 * {@code ratelimit.policies.<name>.plans.<plan>}.
+	 *
+	 * @param capacity the plan's capacity
+	 * @param refillTokens the plan's tokens added per period
+	 * @param period the plan's period, as an ISO-8601 duration
+	 */
+	public record PlanDescriptor(long capacity, long refillTokens, String period) {
+
+		static PlanDescriptor of(RateLimit plan) {
+			return new PlanDescriptor(plan.capacity(), plan.refillTokens(), plan.period().toString());
 		}
 
 	}

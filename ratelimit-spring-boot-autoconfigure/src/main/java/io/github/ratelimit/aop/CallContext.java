@@ -1,6 +1,7 @@
 package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
+import java.security.Principal;
 import java.util.List;
 
 import io.github.ratelimit.KeySource;
@@ -26,6 +27,14 @@ public interface CallContext {
 	 * @return the identity, never {@code null}
 	 */
 	String identity(List<KeySource> keyChain);
+
+	/**
+	 * The authenticated principal, from which the plan of the call is found.
+	 * @return the principal, or {@code null} when nobody is authenticated
+	 */
+	default Principal principal() {
+		return PrincipalNames.currentPrincipal(null);
+	}
 
 	/**
 	 * The current request, exposed to key expressions as {@code #request}.

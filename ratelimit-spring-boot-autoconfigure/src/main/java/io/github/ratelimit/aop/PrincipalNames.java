@@ -39,12 +39,39 @@ public final class PrincipalNames {
 		return (name != null && !name.isEmpty()) ? name : null;
 	}
 
+	/**
+	 * The current principal itself: Spring Security's authentication when Spring Security
+	 * is on the classpath and someone is authenticated, otherwise the servlet principal.
+	 * @param servletPrincipal the principal of the current servlet request, or {@code null}
+	 * @return the principal, or {@code null} when nobody is authenticated
+	 */
+	public static Principal currentPrincipal(Principal servletPrincipal) {
+		if (SECURITY_PRESENT) {
+			Principal authenticated = SecurityPrincipal.authenticated();
+			if (authenticated != null) {
+				return authenticated;
+			}
+		}
+		if (servletPrincipal == null || (SECURITY_PRESENT && SecurityPrincipal.isAnonymous(servletPrincipal))) {
+			return null;
+		}
+		return servletPrincipal;
+	}
+
 	private static final class SecurityPrincipal {
 
-		static String name() {
+		static Principal authenticated() {
 			Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
 			if (authentication == null || !authentication.isAuthenticated()
 					|| authentication instanceof AnonymousAuthenticationToken) {
+				return null;
+			}
+			return authentication;
+		}
+
+		static String name() {
+			Principal authentication = authenticated();
+			if (authentication == null) {
 				return null;
 			}
 			String name = authentication.getName();

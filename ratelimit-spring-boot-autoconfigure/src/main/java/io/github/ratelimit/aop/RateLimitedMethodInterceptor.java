@@ -23,6 +23,7 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationException;
 
+import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Identities;
@@ -62,6 +63,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final RateLimitWaiter waiter;
 
+	private final PlanResolver plans;
+
 	private final Map<DefinitionKey, LimitDefinition> definitions = new ConcurrentHashMap<>();
 
 	private final Set<AnnotatedLimit> failedExpressions = ConcurrentHashMap.newKeySet();
@@ -75,7 +78,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
 			CallContextProvider contexts) {
-		this(methods, resolver, limiter, contexts, new RateLimitWaiter(limiter));
+		this(methods, resolver, limiter, contexts, new RateLimitWaiter(limiter), (principal) -> null);
 	}
 
 	/**
@@ -88,11 +91,39 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
 			CallContextProvider contexts, RateLimitWaiter waiter) {
+		this(methods, resolver, limiter, contexts, waiter, (principal) -> null);
+	}
+
+	/**
+	 * Creates an interceptor with its own waiter.
+	 * @param methods finds the limits of a method
+	 * @param resolver resolves the effective limits
+	 * @param limiter decides
+	 * @param contexts tells whether a call runs in a web request
+	 * @param plans finds the plan of a call, for limits whose policy has plans
+	 */
+	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
+			CallContextProvider contexts, PlanResolver plans) {
+		this(methods, resolver, limiter, contexts, new RateLimitWaiter(limiter), plans);
+	}
+
+	/**
+	 * Creates an interceptor.
+	 * @param methods finds the limits of a method
+	 * @param resolver resolves the effective limits
+	 * @param limiter decides
+	 * @param contexts tells whether a call runs in a web request
+	 * @param waiter waits for permits of calls whose limits set a {@code maxWait}
+	 * @param plans finds the plan of a call, for limits whose policy has plans
+	 */
+	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
+			CallContextProvider contexts, RateLimitWaiter waiter, PlanResolver plans) {
 		this.methods = methods;
 		this.resolver = resolver;
 		this.limiter = limiter;
 		this.contexts = contexts;
 		this.waiter = waiter;
+		this.plans = plans;
 	}
 
 	@Override
@@ -107,10 +138,16 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		String route = context.handlerRouteName(method);
 		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
 		Duration maxWait = Duration.ZERO;
+		String plan = null;
+		boolean planResolved = false;
 		for (AnnotatedLimit limit : limits) {
 			LimitDefinition definition = definition(limit, limit.nameFor(route, method));
 			String identity = identity(limit, definition, method, invocation.getArguments(), context);
-			acquisitions.addAll(definition.acquisitions(identity));
+			if (!planResolved && !definition.plans().isEmpty()) {
+				plan = this.plans.resolve(context.principal());
+				planResolved = true;
+			}
+			acquisitions.addAll(definition.acquisitions(identity, plan));
 			// a handler waits only when its own annotation asks for it
 			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
 				maxWait = definition.maxWait();

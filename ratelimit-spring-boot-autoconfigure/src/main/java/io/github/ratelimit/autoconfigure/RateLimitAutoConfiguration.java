@@ -11,6 +11,8 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
+import io.github.ratelimit.PlanResolver;
+import io.github.ratelimit.aop.AuthorityPlanResolver;
 import io.github.ratelimit.aop.CallContextProvider;
 import io.github.ratelimit.aop.DetachedCallContext;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
@@ -50,6 +52,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	PlanResolver rateLimitPlanResolver(RateLimitProperties properties) {
+		return new AuthorityPlanResolver(RateLimitPropertiesMapper.authorityPrefix(properties));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitClock rateLimitClock() {
 		return RateLimitClock.system();
 	}
@@ -83,10 +91,10 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(RateLimitedMethods rateLimitedMethods,
 			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts,
-			RateLimitWaiter rateLimitWaiter) {
+			RateLimitWaiter rateLimitWaiter, PlanResolver rateLimitPlanResolver) {
 		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
 		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider,
-				rateLimitWaiter);
+				rateLimitWaiter, rateLimitPlanResolver);
 	}
 
 	@Bean

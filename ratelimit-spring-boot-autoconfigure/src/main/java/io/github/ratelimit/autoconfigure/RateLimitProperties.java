@@ -68,6 +68,8 @@ public class RateLimitProperties {
 
 	private final Redis redis = new Redis();
 
+	private final Plans plans = new Plans();
+
 	private final Client client = new Client();
 
 	/**
@@ -158,6 +160,10 @@ public class RateLimitProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Plans getPlans() {
+		return this.plans;
 	}
 
 	public Client getClient() {
@@ -348,6 +354,26 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * How the default plan resolver finds the plan of a request.
+	 */
+	public static class Plans {
+
+		/**
+		 * Prefix of the granted authorities naming a plan: PLAN_pro means plan pro.
+		 */
+		private String authorityPrefix = "PLAN_";
+
+		public String getAuthorityPrefix() {
+			return this.authorityPrefix;
+		}
+
+		public void setAuthorityPrefix(String authorityPrefix) {
+			this.authorityPrefix = authorityPrefix;
+		}
+
+	}
+
+	/**
 	 * Calls this application makes to rate-limited APIs.
 	 */
 	public static class Client {
@@ -506,6 +532,11 @@ public class RateLimitProperties {
 		 */
 		private Duration maxWait;
 
+		/**
+		 * Per-plan overrides of capacity, refill-tokens and period, by plan name; a request of no plan, or of one not listed, gets the policy's own values.
+		 */
+		private Map<String, Parameters> plans = new LinkedHashMap<>();
+
 		public Parameters getCandidate() {
 			return this.candidate;
 		}
@@ -516,6 +547,14 @@ public class RateLimitProperties {
 
 		public void setMaxWait(Duration maxWait) {
 			this.maxWait = maxWait;
+		}
+
+		public Map<String, Parameters> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Parameters> plans) {
+			this.plans = plans;
 		}
 
 		public Boolean getShadow() {

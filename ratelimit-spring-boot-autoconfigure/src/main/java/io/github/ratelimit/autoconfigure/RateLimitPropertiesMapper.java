@@ -33,7 +33,7 @@ final class RateLimitPropertiesMapper {
 		Map<String, LimitSettings> policies = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> policies.put(name, settings(policy)));
 		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey(), properties.getFailMode(),
-				properties.isShadow(), candidates(properties));
+				properties.isShadow(), candidates(properties), plans(properties));
 		properties.getPolicies().forEach((name, policy) -> {
 			if (policy.getCapacity() != null) {
 				resolver.validatePolicy(name);
@@ -52,6 +52,37 @@ final class RateLimitPropertiesMapper {
 			}
 		});
 		return candidates;
+	}
+
+	private static Map<String, Map<String, LimitSettings>> plans(RateLimitProperties properties) {
+		List<RateLimitProperties.Route> routes = properties.getRoutes();
+		for (int i = 0; i < routes.size(); i++) {
+			if (!routes.get(i).getPlans().isEmpty()) {
+				throw new RateLimitConfigurationException("ratelimit.routes[" + i + "].plans",
+						"plans belong to a policy, not to a route",
+						"Move the settings and their plans to ratelimit.policies.<name> and set policy: <name> on the route");
+			}
+		}
+		Map<String, Map<String, LimitSettings>> plans = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, policy) -> {
+			Map<String, LimitSettings> byPlan = new LinkedHashMap<>();
+			policy.getPlans().forEach((plan, parameters) -> byPlan.put(plan, new LimitSettings(
+					parameters.getAlgorithm(), parameters.getCapacity(), parameters.getRefillTokens(),
+					parameters.getPeriod(), null, null, null)));
+			if (!byPlan.isEmpty()) {
+				plans.put(name, byPlan);
+			}
+		});
+		return plans;
+	}
+
+	static String authorityPrefix(RateLimitProperties properties) {
+		String prefix = properties.getPlans().getAuthorityPrefix();
+		if (prefix == null || prefix.isBlank()) {
+			throw new RateLimitConfigurationException("ratelimit.plans.authority-prefix", "must not be empty",
+					"Use a prefix that only plan authorities carry, such as PLAN_");
+		}
+		return prefix;
 	}
 
 	static void validateGeneral(RateLimitProperties properties) {

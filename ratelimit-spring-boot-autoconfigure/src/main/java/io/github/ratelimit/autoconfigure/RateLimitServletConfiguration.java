@@ -16,6 +16,7 @@ import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
+import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
 import io.github.ratelimit.aop.RateLimitedMethods;
 import io.github.ratelimit.core.LimitResolver;
@@ -65,9 +66,10 @@ class RateLimitServletConfiguration {
 	@Bean
 	WebRateLimiter webRateLimiter(RateLimiter rateLimiter, RequestIdentityResolver requestIdentityResolver,
 			RateLimitResponseWriter rateLimitResponseWriter, RateLimitProperties properties,
-			LimitResolver rateLimitResolver) {
+			LimitResolver rateLimitResolver, PlanResolver rateLimitPlanResolver) {
 		List<RouteLimit> routes = RateLimitRoutesMapper.routes(properties, rateLimitResolver);
-		return new WebRateLimiter(rateLimiter, requestIdentityResolver, rateLimitResponseWriter, routes);
+		return new WebRateLimiter(rateLimiter, requestIdentityResolver, rateLimitResponseWriter, routes,
+				rateLimitPlanResolver);
 	}
 
 	@Bean

@@ -2,6 +2,8 @@ package io.github.ratelimit.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 import io.github.ratelimit.KeySource;
@@ -18,12 +20,19 @@ import io.github.ratelimit.KeySource;
  * {@code null}
  * @param maxWait longest time a call waits for a permit instead of being rejected; zero
  * means no waiting
+ * @param plans by lowercase plan name, the limit that applies instead of {@code limit} to
+ * requests of that plan: the same name (so the same buckets) and algorithm, other
+ * parameters
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-		RateLimit candidate, Duration maxWait) {
+		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans) {
 
 	public LimitDefinition {
 		Objects.requireNonNull(limit, "limit must not be null");
+		Objects.requireNonNull(maxWait, "maxWait must not be null");
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
+		}
 		Objects.requireNonNull(maxWait, "maxWait must not be null");
 		if (maxWait.isNegative()) {
 			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
@@ -35,6 +44,34 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		if (cost <= 0 || cost > limit.capacity()) {
 			throw new IllegalArgumentException("cost must be between 1 and the capacity " + limit.capacity() + ": " + cost);
 		}
+		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
+		plans.forEach((plan, planLimit) -> {
+			if (!plan.equals(plan.toLowerCase(Locale.ROOT))) {
+				throw new IllegalArgumentException("plan names must be lowercase: " + plan);
+			}
+			if (!planLimit.name().equals(limit.name()) || planLimit.algorithm() != limit.algorithm()) {
+				throw new IllegalArgumentException("plan '" + plan + "' must keep the name and algorithm of limit '"
+						+ limit.name() + "': " + planLimit);
+			}
+			if (cost > planLimit.capacity()) {
+				throw new IllegalArgumentException(
+						"cost " + cost + " exceeds the capacity " + planLimit.capacity() + " of plan '" + plan + "'");
+			}
+		});
+	}
+
+	/**
+	 * A definition without plans.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 * @param maxWait longest time a call waits for a permit
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate, Duration maxWait) {
+		this(limit, cost, key, keyExpression, candidate, maxWait, Map.of());
 	}
 
 	/**
@@ -44,10 +81,24 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	 * @param key the key chain
 	 * @param keyExpression the key expression, or {@code null}
 	 * @param candidate the candidate, or {@code null}
+	 * @param plans the limits of plans, by lowercase plan name
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate, Map<String, RateLimit> plans) {
+		this(limit, cost, key, keyExpression, candidate, Duration.ZERO, plans);
+	}
+
+	/**
+	 * A definition that does not wait and has no plans.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
 	 */
 	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
 			RateLimit candidate) {
-		this(limit, cost, key, keyExpression, candidate, Duration.ZERO);
+		this(limit, cost, key, keyExpression, candidate, Duration.ZERO, Map.of());
 	}
 
 	/**
@@ -67,7 +118,18 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	 * @return one or two acquisitions
 	 */
 	public List<Acquisition> acquisitions(String identity) {
-		Acquisition enforced = new Acquisition(this.limit, identity, this.cost);
+		return acquisitions(identity, null);
+	}
+
+	/**
+	 * The acquisitions of one request of a plan: the plan's limit draws from the same
+	 * bucket as the policy's own, so a changed plan keeps the bucket's state.
+	 * @param identity the identity of the request
+	 * @param plan the plan of the request, or {@code null}
+	 * @return one or two acquisitions
+	 */
+	public List<Acquisition> acquisitions(String identity, String plan) {
+		Acquisition enforced = new Acquisition(limitFor(plan), identity, this.cost);
 		if (this.candidate == null) {
 			return List.of(enforced);
 		}
@@ -76,11 +138,25 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	}
 
 	/**
+	 * The limit for requests of a plan.
+	 * @param plan the plan name (compared ignoring case), or {@code null}
+	 * @return the plan's limit, or {@link #limit()} when there is no plan or the policy
+	 * does not define it
+	 */
+	public RateLimit limitFor(String plan) {
+		if (plan == null || this.plans.isEmpty()) {
+			return this.limit;
+		}
+		return this.plans.getOrDefault(plan.toLowerCase(Locale.ROOT), this.limit);
+	}
+
+	/**
 	 * Whether finding the identity needs the authenticated principal.
-	 * @return whether {@link KeySource#PRINCIPAL} is in the key chain
+	 * @return whether {@link KeySource#PRINCIPAL} is in the key chain, or the limit has
+	 * plans (found from the principal)
 	 */
 	public boolean needsPrincipal() {
-		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL);
+		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL) || !this.plans.isEmpty();
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +43,8 @@ public final class LimitResolver {
 	private final boolean defaultShadow;
 
 	private final Map<String, LimitSettings> candidates;
+
+	private final Map<String, Map<String, LimitSettings>> plans;
 
 	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
 
@@ -90,11 +93,29 @@ public final class LimitResolver {
 	 */
 	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
 			boolean defaultShadow, Map<String, LimitSettings> candidates) {
+		this(policies, defaultKey, defaultFailMode, defaultShadow, candidates, Map.of());
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
+	 * @param candidates by policy name, the settings a candidate changes (algorithm,
+	 * capacity, refill tokens, period); the rest is the policy's
+	 * @param plans by policy name, then by plan name, the settings a plan changes
+	 * (capacity, refill tokens, period; an algorithm only if it is the policy's)
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
+			boolean defaultShadow, Map<String, LimitSettings> candidates,
+			Map<String, Map<String, LimitSettings>> plans) {
 		this.policies = Map.copyOf(policies);
 		this.defaultKey = List.copyOf(defaultKey);
 		this.defaultFailMode = defaultFailMode;
 		this.defaultShadow = defaultShadow;
 		this.candidates = Map.copyOf(candidates);
+		this.plans = Map.copyOf(plans);
 	}
 
 	/**
@@ -257,7 +278,7 @@ public final class LimitResolver {
 		}
 		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
 		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
-				candidate(name, limit), maxWait);
+				candidate(name, limit), maxWait, plans(name, limit, cost));
 		if (!claim) {
 			return definition;
 		}
@@ -292,6 +313,63 @@ public final class LimitResolver {
 		catch (IllegalArgumentException ex) {
 			throw invalid(origin, ex.getMessage(), "Give the candidate a positive capacity and a period of at least 1ms");
 		}
+	}
+
+	/**
+	 * The plans of a policy, each the enforced limit with the plan's settings over it. A
+	 * plan setting a capacity but no refill tokens refills its own capacity per period, as
+	 * a policy does. The algorithm is the policy's, and the window algorithms keep its
+	 * period: every plan draws from the same bucket per identity.
+	 */
+	private Map<String, RateLimit> plans(String name, RateLimit enforced, long cost) {
+		Map<String, LimitSettings> configured = this.plans.getOrDefault(name, Map.of());
+		Map<String, RateLimit> plans = new LinkedHashMap<>();
+		configured.forEach((plan, settings) -> {
+			String origin = policyProperty(name) + ".plans." + plan;
+			if (plans.containsKey(plan.toLowerCase(Locale.ROOT))) {
+				throw invalid(origin, "plan '" + plan + "' is defined twice (plan names ignore case)",
+						"Keep one of the plans that differ only in case");
+			}
+			if (settings.algorithm() != null && settings.algorithm() != enforced.algorithm()) {
+				throw invalid(origin + ".algorithm",
+						"a plan cannot change the algorithm (" + enforced.algorithm() + " to " + settings.algorithm()
+								+ "): every plan draws from the same bucket per identity",
+						"Remove it; a plan may change capacity, refill-tokens and period");
+			}
+			long capacity = (settings.capacity() != null) ? settings.capacity() : enforced.capacity();
+			long refill = (settings.refillTokens() != null) ? settings.refillTokens()
+					: (settings.capacity() != null ? 0 : enforced.refillTokens());
+			Duration period = (settings.period() != null) ? settings.period() : enforced.period();
+			boolean windowCounter = enforced.algorithm() == Algorithm.FIXED_WINDOW
+					|| enforced.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER;
+			if (windowCounter && !period.equals(enforced.period())) {
+				throw invalid(origin + ".period",
+						"a plan of a " + enforced.algorithm() + " policy cannot change the period "
+								+ enforced.period() + ": its counters belong to windows of that length",
+						"Remove it and change the capacity instead, or use token-bucket or sliding-window-log");
+			}
+			if (capacity <= 0) {
+				throw invalid(origin + ".capacity", "capacity must be positive: " + capacity,
+						"Set a capacity of at least 1");
+			}
+			if (cost > capacity) {
+				throw invalid(origin + ".capacity", "cost " + cost + " can never be admitted by capacity " + capacity,
+						"Give the plan a capacity of at least the cost");
+			}
+			if (refill < 0) {
+				throw invalid(origin + ".refill-tokens", "refill-tokens must not be negative: " + refill,
+						"Use 0 (refill the capacity) or a positive number");
+			}
+			try {
+				plans.put(plan.toLowerCase(Locale.ROOT), new RateLimit(name, enforced.algorithm(), capacity, refill,
+						period, enforced.failMode(), enforced.shadow()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid(origin, ex.getMessage(),
+						"Give the plan a positive capacity and a period of at least 1ms");
+			}
+		});
+		return plans;
 	}
 
 	/** Where each value of a limit came from, by property. */

@@ -7,11 +7,20 @@ import io.github.ratelimit.Algorithm;
  * again (the generic cell rate algorithm). With emission interval {@code T = period /
  * refillTokens} and burst {@code C·T}, the bucket holds {@code C − (tat − now)/T} tokens,
  * which is exactly the lazy refill {@code min(C, tokens + elapsed·r)}.
+ * <p>
+ * The state also remembers the emission interval it was written with. When the limit
+ * changes under an existing bucket (the identity moved to another plan), the debt is kept
+ * in tokens rather than in time: a bucket that used 60 of 100 tokens still owes 60 after
+ * an upgrade to 1,000 at a faster rate, so it has 940 left, not the tokens a time debt
+ * would convert to.
  */
 class TokenBucket implements BucketState {
 
 	/** Time at which the bucket is full again; in the past means full. */
 	long tat = Long.MIN_VALUE;
+
+	/** Emission interval {@link #tat} was computed with; 0 before the first commit. */
+	long interval;
 
 	@Override
 	public Algorithm algorithm() {
@@ -32,7 +41,7 @@ class TokenBucket implements BucketState {
 	public RateLimitDecision check(RateLimit limit, long now, long cost, long maxDelay) {
 		long interval = limit.emissionIntervalMicros();
 		long burst = limit.capacity() * interval;
-		long start = Math.max(this.tat, now);
+		long start = Math.max(tatAt(interval, now), now);
 		long newTat = start + cost * interval;
 		if (newTat - now <= burst) {
 			long debt = newTat - now;
@@ -53,14 +62,30 @@ class TokenBucket implements BucketState {
 
 	@Override
 	public void commit(RateLimit limit, long now, long cost) {
-		this.tat = Math.max(this.tat, now) + cost * limit.emissionIntervalMicros();
+		long interval = limit.emissionIntervalMicros();
+		this.tat = Math.max(tatAt(interval, now), now) + cost * interval;
+		this.interval = interval;
 	}
 
 	@Override
 	public void refund(RateLimit limit, long timestamp, long cost) {
 		if (this.tat != Long.MIN_VALUE) {
-			this.tat -= cost * limit.emissionIntervalMicros();
+			// the debt is priced at the interval it was recorded with
+			this.tat -= cost * ((this.interval != 0) ? this.interval : limit.emissionIntervalMicros());
 		}
+	}
+
+	/**
+	 * The time the bucket is full again under an emission interval: the recorded debt,
+	 * re-priced token for token when it was recorded at another interval. Rounded up, in
+	 * doubles, in the same order as {@code token_bucket.lua}.
+	 */
+	long tatAt(long interval, long now) {
+		if (this.interval == 0 || this.interval == interval || this.tat <= now) {
+			return this.tat;
+		}
+		double debt = this.tat - now;
+		return now + (long) Math.ceil(debt * interval / this.interval);
 	}
 
 	/** Time a leaky bucket holds an admitted request; a token bucket admits at once. */

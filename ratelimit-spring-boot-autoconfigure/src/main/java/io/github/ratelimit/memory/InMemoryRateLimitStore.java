@@ -159,9 +159,21 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	private Bucket bucket(Acquisition acquisition) {
-		return this.buckets.get(acquisition.key(),
-				(key) -> new Bucket(TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros())
-						+ EXPIRY_TOLERANCE_NANOS));
+		long idleNanos = idleNanos(acquisition);
+		Bucket bucket = this.buckets.get(acquisition.key(), (key) -> new Bucket(idleNanos));
+		if (bucket.idleNanos < idleNanos) {
+			// the limit changed under the bucket (another plan) and needs its state kept longer
+			bucket.idleNanos = idleNanos;
+			this.buckets.policy()
+				.expireVariably()
+				.ifPresent((expiry) -> expiry.setExpiresAfter(acquisition.key(), idleNanos, TimeUnit.NANOSECONDS));
+		}
+		return bucket;
+	}
+
+	private static long idleNanos(Acquisition acquisition) {
+		return Math.max(1,
+				TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros()) + EXPIRY_TOLERANCE_NANOS);
 	}
 
 	/** Decides every acquisition at one time, not earlier than any bucket has seen; returns that time. */
@@ -206,7 +218,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/** A bucket's state and how long it may stay idle; guarded by its own monitor. */
 	private static final class Bucket {
 
-		private final long idleNanos;
+		/** Longest idle time any limit of this bucket needs; raised when a limit needing more arrives. */
+		private volatile long idleNanos;
 
 		private BucketState state;
 
@@ -214,7 +227,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		private long lastMicros = Long.MIN_VALUE;
 
 		Bucket(long idleNanos) {
-			this.idleNanos = Math.max(1, idleNanos);
+			this.idleNanos = idleNanos;
 		}
 
 		/** The time to decide at: {@code now}, unless this bucket has already seen a later time. */

@@ -2,6 +2,7 @@ package io.github.ratelimit.web;
 
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
+import java.security.Principal;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import io.github.ratelimit.KeySource;
 import io.github.ratelimit.aop.CallContext;
 import io.github.ratelimit.aop.CallContextProvider;
 import io.github.ratelimit.aop.DetachedCallContext;
+import io.github.ratelimit.aop.PrincipalNames;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimitResult;
 
@@ -111,6 +113,11 @@ public final class WebCallContextProvider implements CallContextProvider {
 		@Override
 		public String identity(List<KeySource> keyChain) {
 			return WebCallContextProvider.this.identities.resolve(keyChain, this.request);
+		}
+
+		@Override
+		public Principal principal() {
+			return PrincipalNames.currentPrincipal(this.request.getUserPrincipal());
 		}
 
 		@Override

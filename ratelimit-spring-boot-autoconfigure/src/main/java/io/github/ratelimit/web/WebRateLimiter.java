@@ -12,7 +12,9 @@ import org.springframework.util.StringUtils;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.util.UrlPathHelper;
 
+import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitUnavailableException;
+import io.github.ratelimit.aop.PrincipalNames;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.RateLimitResult;
@@ -34,6 +36,8 @@ public final class WebRateLimiter {
 
 	private final List<RouteLimit> routes;
 
+	private final PlanResolver plans;
+
 	/**
 	 * Creates a web limiter.
 	 * @param limiter decides
@@ -43,10 +47,24 @@ public final class WebRateLimiter {
 	 */
 	public WebRateLimiter(RateLimiter limiter, RequestIdentityResolver identities, RateLimitResponseWriter writer,
 			List<RouteLimit> routes) {
+		this(limiter, identities, writer, routes, (principal) -> null);
+	}
+
+	/**
+	 * Creates a web limiter.
+	 * @param limiter decides
+	 * @param identities finds identities
+	 * @param writer writes headers and rejections
+	 * @param routes the configured route limits
+	 * @param plans finds the plan of a request, for limits whose policy has plans
+	 */
+	public WebRateLimiter(RateLimiter limiter, RequestIdentityResolver identities, RateLimitResponseWriter writer,
+			List<RouteLimit> routes, PlanResolver plans) {
 		this.limiter = limiter;
 		this.identities = identities;
 		this.writer = writer;
 		this.routes = List.copyOf(routes);
+		this.plans = plans;
 	}
 
 	/**
@@ -83,8 +101,8 @@ public final class WebRateLimiter {
 	 * @return the acquisition
 	 */
 	public Acquisition bind(LimitDefinition definition, HttpServletRequest request) {
-		return new Acquisition(definition.limit(), this.identities.resolve(definition.key(), request),
-				definition.cost());
+		return new Acquisition(definition.limitFor(plan(definition, request)),
+				this.identities.resolve(definition.key(), request), definition.cost());
 	}
 
 	/**
@@ -94,7 +112,14 @@ public final class WebRateLimiter {
 	 * @return the acquisitions
 	 */
 	public List<Acquisition> bindAll(LimitDefinition definition, HttpServletRequest request) {
-		return definition.acquisitions(this.identities.resolve(definition.key(), request));
+		return definition.acquisitions(this.identities.resolve(definition.key(), request),
+				plan(definition, request));
+	}
+
+	/** The plan of a request, asked for only when the limit has plans. */
+	private String plan(LimitDefinition definition, HttpServletRequest request) {
+		return definition.plans().isEmpty() ? null
+				: this.plans.resolve(PrincipalNames.currentPrincipal(request.getUserPrincipal()));
 	}
 
 	/**

@@ -99,12 +99,12 @@ class LuaScriptsTest {
 		long c = 4;
 		long t = 30 * SECOND;
 		assertThat(tokenBucket(T0, c, t, 1)).isEqualTo(allowed(3, 30 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 30 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 30_000L));
 		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(allowed(1, 30 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(rejected(1, 30 * SECOND, 30 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 90 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		// 10s later a third of a token has come back: the last whole one is 20s away
 		assertThat(tokenBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 20 * SECOND));
@@ -117,7 +117,7 @@ class LuaScriptsTest {
 		// 75s later two and a half tokens are back
 		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 3)).isEqualTo(rejected(2, 15 * SECOND, 15 * SECOND));
 		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 2)).isEqualTo(allowed(0, 15 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 210 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 210 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 105_000L));
 		// a debt that is not whole milliseconds: the TTL rounds up
 		assertThat(tokenBucket(T0 + 135 * SECOND + 250, c, t, 1)).isEqualTo(allowed(0, 15 * SECOND - 250));
@@ -145,7 +145,7 @@ class LuaScriptsTest {
 		assertThat(tokenBucket(T0, c, t, 3)).isEqualTo(allowed(1, 30 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(refund(TOKEN_BUCKET, List.of(KEY), T0, c, t, 2)).containsExactly(T0);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 30 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
 		// KEEPTTL: at most what the refunded acquisition needed, never persistent
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(tokenBucket(T0 + SECOND, c, t, 1)).isEqualTo(allowed(2, 29 * SECOND));
@@ -175,7 +175,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 25_000L));
 		// the longest wait: behind C - 1 queued requests
 		assertThat(leakyBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 10 * SECOND, 20 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 40 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 40 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 30_000L));
 		// drained exactly: a request of cost 2 goes at once and takes two places
 		assertThat(leakyBucket(T0 + 40 * SECOND, c, t, 2)).isEqualTo(allowed(1, 10 * SECOND, 0));

@@ -96,7 +96,8 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		store().tryAcquire(List.of(acquisition));
 		String key = ((RedisRateLimitStore) store()).key(acquisition);
 		assertThat(redis.keys("test:*")).containsExactly(key);
-		assertThat(redis.opsForValue().get(key)).matches("\\d{16}");
+		// the time the bucket is full again and the emission interval it was computed with
+		assertThat(redis.opsForValue().get(key)).matches("\\d{16}:\\d+");
 	}
 
 	@Test

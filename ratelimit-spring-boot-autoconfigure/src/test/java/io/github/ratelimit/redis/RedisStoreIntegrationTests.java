@@ -103,7 +103,7 @@ class RedisStoreIntegrationTests {
 
 		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
 		assertThat(redis.keys("ratelimit:*")).containsExactly(KEY);
-		assertThat(redis.opsForValue().get(KEY)).matches("\\d{16}");
+		assertThat(redis.opsForValue().get(KEY)).matches("\\d{16}:\\d+");
 		assertThat(redis.getExpire(KEY)).isBetween(3_500L, 3_600L);
 	}
 

@@ -43,10 +43,11 @@ public class SecurityConfiguration {
 
 	@Bean
 	UserDetailsService demoUsers() {
-		// Demo only: plain-text passwords.
+		// Demo only: plain-text passwords. Bob is on the pro plan: the PLAN_pro authority
+		// gives him the pro values of every policy that has plans (ratelimit.plans).
 		return new InMemoryUserDetailsManager(
 				User.withUsername("alice").password("{noop}alice-secret").roles("USER").build(),
-				User.withUsername("bob").password("{noop}bob-secret").roles("USER").build(),
+				User.withUsername("bob").password("{noop}bob-secret").authorities("ROLE_USER", "PLAN_pro").build(),
 				User.withUsername("admin").password("{noop}admin-secret").roles("USER", "ADMIN").build());
 	}
 

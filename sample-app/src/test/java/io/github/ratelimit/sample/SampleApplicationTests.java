@@ -146,6 +146,21 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void proUserPlacesOrdersUnderThePolicysProPlan() throws Exception {
+		// Bob may have ordered in another test: give his bucket time to refill
+		this.clock.advance(Duration.ofHours(1));
+		for (int i = 1; i <= 10; i++) {
+			HttpResponse<String> response = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", BOB);
+			assertThat(response.statusCode()).isEqualTo(201);
+			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"orders-write\";q=10;w=50");
+			assertThat(header(response, "RateLimit")).isEqualTo("\"orders-write\";r=" + (10 - i) + ";t=5");
+		}
+		HttpResponse<String> rejected = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", BOB);
+		assertQuotaExceeded(rejected, "orders-write");
+		assertThat(header(rejected, "Retry-After")).isEqualTo("5");
+	}
+
+	@Test
 	void reportsShareOneBucketPerUserWithWeightedCosts() throws Exception {
 		HttpResponse<String> read = get("/api/reports/999", BOB);
 		assertThat(read.statusCode()).isEqualTo(404);
