@@ -163,7 +163,8 @@ public final class RedisDecisionBenchmark {
 								result.commands = commandsPerDecision(admin.info("commandstats"), result.decisions);
 								result.sent = perDecision(sent, result.decisions);
 							}
-							results.computeIfAbsent(name + "|" + workload + "|" + callers, (k) -> new ArrayList<>())
+							results.computeIfAbsent(String.format(Locale.ROOT, "%s|%s|%04d", name, workload, callers),
+										(k) -> new ArrayList<>())
 								.add(result);
 							System.out.printf(Locale.ROOT,
 									"| %d | %s | %s | %d | %.0f | %d | %d | %s | %d | %s | %.2f | %s |%n", round, name,
@@ -200,8 +201,8 @@ public final class RedisDecisionBenchmark {
 			// redis-benchmark sends no command through the Java client
 			String sentPerDecision = runs.get(0).sent.isEmpty() ? "-"
 					: String.format(Locale.ROOT, "%.2f", sent[sent.length / 2]);
-			System.out.printf(Locale.ROOT, "| %s | %s | %s | %.0f (%.0f–%.0f) | %d | %d (%d–%d) | %s | %.2f |%n",
-					name[0], name[1], name[2], rates[rates.length / 2], rates[0], rates[rates.length - 1],
+			System.out.printf(Locale.ROOT, "| %s | %s | %d | %.0f (%.0f–%.0f) | %d | %d (%d–%d) | %s | %.2f |%n",
+					name[0], name[1], Integer.parseInt(name[2]), rates[rates.length / 2], rates[0], rates[rates.length - 1],
 					p50[p50.length / 2], p99[p99.length / 2], p99[0], p99[p99.length - 1], sentPerDecision,
 					commands[commands.length / 2]);
 		}
@@ -366,6 +367,9 @@ public final class RedisDecisionBenchmark {
 	}
 
 	private static String format(Map<String, Double> commands) {
+		if (commands.isEmpty()) {
+			return "-";
+		}
 		StringBuilder text = new StringBuilder();
 		commands.forEach((command, calls) -> text.append((text.length() > 0) ? " " : "")
 			.append(command)
