@@ -13,7 +13,7 @@
 # /proc/<pid>/stat), which other load on the machine disturbs far less than throughput.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
 #   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests
-# Environment: ROUNDS (5), DURATION (20s), WARMUP (10s), THREADS (2), CONNECTIONS (32),
+# Environment: ROUNDS (5), DURATION (20s), WARMUP (30s), THREADS (2), CONNECTIONS (32),
 # JAVA_OPTS (-Xms512m -Xmx512m).
 set -euo pipefail
 # the route pattern and list indexes below must reach Java as written, not as globs
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 JAR=sample-app/target/sample-app.jar
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-20s}
-WARMUP=${WARMUP:-10s}
+WARMUP=${WARMUP:-30s}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m}
@@ -85,12 +85,19 @@ for mode in "${MODES[@]}"; do
     > "$WORK/$mode.log" 2>&1 &
   PIDS+=($!)
   APP_PID[$mode]=$!
-  for _ in $(seq 1 240); do
+  up=no
+  for _ in $(seq 1 600); do
     if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")" == 200 ]]; then
+      up=yes
       break
     fi
     sleep 0.5
   done
+  if [[ $up != yes ]]; then
+    echo "the $mode instance did not answer within 5 minutes; its log:" >&2
+    tail -30 "$WORK/$mode.log" >&2
+    exit 1
+  fi
   echo "# $mode: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" | grep -ci '^ratelimit') RateLimit headers"
 done
 
