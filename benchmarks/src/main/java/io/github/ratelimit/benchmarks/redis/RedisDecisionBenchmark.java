@@ -54,7 +54,9 @@ import io.github.ratelimit.redis.RedisScripts;
  * {@code java -cp benchmarks.jar io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark
  * --port 6379 [--seconds 8] [--warmup 2] [--rounds 3] [--callers 1,8,64]
  * [--workloads hot,many] [--limiters ours,bucket4j,gateway] [--identities 100000]};
- * {@code ... RedisDecisionBenchmark script} prints the script the store runs.
+ * {@code ... RedisDecisionBenchmark script} prints the script the store runs. The Redis
+ * server must be one started for the benchmark ({@code benchmarks/redis-bench.sh} does):
+ * the run flushes it and resets its statistics.
  */
 public final class RedisDecisionBenchmark {
 
