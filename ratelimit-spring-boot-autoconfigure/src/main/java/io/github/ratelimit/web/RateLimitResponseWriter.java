@@ -2,8 +2,10 @@ package io.github.ratelimit.web;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import jakarta.servlet.http.HttpServletResponse;
@@ -40,22 +42,14 @@ public final class RateLimitResponseWriter {
 	 * @param decisions the decisions
 	 */
 	public void writeHeaders(HttpServletResponse response, List<RateLimitDecision> all) {
-		// candidates are compared in metrics, never advertised
-		List<RateLimitDecision> decisions = all.stream().filter((d) -> !d.limit().isCandidate()).toList();
+		List<RateLimitDecision> decisions = advertised(all);
 		if (decisions.isEmpty() || response.isCommitted()) {
 			return;
 		}
 		switch (this.style) {
 			case IETF -> {
-				response.setHeader("RateLimit-Policy", decisions.stream()
-					.map((d) -> sfString(d.limit().name()) + ";q=" + d.limit().capacity() + ";w="
-							+ Math.max(1, ceilSeconds(d.limit().quotaWindowMicros())))
-					.distinct()
-					.collect(Collectors.joining(", ")));
-				response.setHeader("RateLimit", decisions.stream()
-					.map((d) -> sfString(d.limit().name()) + ";r=" + d.remaining() + ";t=" + ceilSeconds(d.resetMicros()))
-					.distinct()
-					.collect(Collectors.joining(", ")));
+				response.setHeader("RateLimit-Policy", joinDistinct(decisions, RateLimitResponseWriter::policyItem));
+				response.setHeader("RateLimit", joinDistinct(decisions, RateLimitResponseWriter::quotaItem));
 			}
 			case DRAFT_06 -> writeSingle(response, "RateLimit-", mostRestrictive(decisions));
 			case X_RATELIMIT -> writeSingle(response, "X-RateLimit-", mostRestrictive(decisions));
@@ -123,6 +117,47 @@ public final class RateLimitResponseWriter {
 		response.setContentLength(bytes.length);
 		response.getOutputStream().write(bytes);
 		response.flushBuffer();
+	}
+
+	/** The decisions to advertise: candidates are compared in metrics, never advertised. */
+	private static List<RateLimitDecision> advertised(List<RateLimitDecision> all) {
+		for (RateLimitDecision decision : all) {
+			if (decision.limit().isCandidate()) {
+				return all.stream().filter((d) -> !d.limit().isCandidate()).toList();
+			}
+		}
+		return all;
+	}
+
+	/**
+	 * The distinct items of the decisions, in order, joined by commas. A loop rather than a
+	 * stream with {@code distinct()}: it runs for every limited response, nearly always
+	 * with one decision.
+	 */
+	private static String joinDistinct(List<RateLimitDecision> decisions, Function<RateLimitDecision, String> item) {
+		String first = item.apply(decisions.get(0));
+		if (decisions.size() == 1) {
+			return first;
+		}
+		List<String> items = new ArrayList<>(decisions.size());
+		items.add(first);
+		for (int i = 1; i < decisions.size(); i++) {
+			String next = item.apply(decisions.get(i));
+			if (!items.contains(next)) {
+				items.add(next);
+			}
+		}
+		return String.join(", ", items);
+	}
+
+	private static String policyItem(RateLimitDecision decision) {
+		return sfString(decision.limit().name()) + ";q=" + decision.limit().capacity() + ";w="
+				+ Math.max(1, ceilSeconds(decision.limit().quotaWindowMicros()));
+	}
+
+	private static String quotaItem(RateLimitDecision decision) {
+		return sfString(decision.limit().name()) + ";r=" + decision.remaining() + ";t="
+				+ ceilSeconds(decision.resetMicros());
 	}
 
 	private static void writeSingle(HttpServletResponse response, String prefix, RateLimitDecision decision) {

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# HTTP overhead of the limiter (docs/benchmarks.md, section 3).
+#
+# Starts a dedicated redis-server and three instances of the sample application on free
+# loopback ports: the limiter disabled (ratelimit.enabled=false), the in-memory store, and
+# the Redis store. The endpoint is GET /api/search?q=cable, which Spring Security permits
+# anonymously and which only the sample's ratelimit.routes entry limits (in the servlet
+# filter, keyed on the client IP); its capacity is raised on the command line so that the
+# limiter admits every request and the run measures what a decision costs, not rejections.
+# After a warm-up of each instance, wrk measures them in turn, in a different order each
+# round, and the script prints every run and the medians. Besides wrk's requests/s and
+# latencies, it reports the CPU time the application used per request (from
+# /proc/<pid>/stat), which other load on the machine disturbs far less than throughput.
+# Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
+#   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests
+# Environment: ROUNDS (5), DURATION (20s), WARMUP (30s), THREADS (2), CONNECTIONS (32),
+# JAVA_OPTS (-Xms512m -Xmx512m).
+set -euo pipefail
+# the route pattern and list indexes below must reach Java as written, not as globs
+set -f
+
+cd "$(dirname "$0")/.."
+JAR=sample-app/target/sample-app.jar
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-30s}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-32}
+JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m}
+ENDPOINT="/api/search?q=cable"
+if [[ ! -f "$JAR" ]]; then
+  echo "Build first: ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests" >&2
+  exit 1
+fi
+
+free_port() {
+  local port
+  for _ in $(seq 1 50); do
+    port=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return
+    fi
+  done
+  echo "no free port found" >&2
+  exit 1
+}
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${PIDS[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+REDIS_PORT=$(free_port)
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
+  --logfile "$WORK/redis.log" &
+PIDS+=($!)
+
+# The sample's route, replaced whole (a list is bound from one property source), with a
+# capacity no benchmark reaches.
+ROUTE=(--ratelimit.routes[0].path=/api/search/** --ratelimit.routes[0].methods=GET
+  --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
+  --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)
+declare -A PORTS
+declare -A APP_PID
+declare -A ARGS
+ARGS[off]="--ratelimit.enabled=false"
+ARGS[memory]="--ratelimit.store=memory ${ROUTE[*]}"
+ARGS[redis]="--spring.profiles.active=redis --spring.data.redis.host=127.0.0.1 --spring.data.redis.port=$REDIS_PORT ${ROUTE[*]}"
+MODES=(off memory redis)
+
+for mode in "${MODES[@]}"; do
+  PORTS[$mode]=$(free_port)
+  # shellcheck disable=SC2086
+  java $JAVA_OPTS -jar "$JAR" --server.port="${PORTS[$mode]}" --server.address=127.0.0.1 ${ARGS[$mode]} \
+    > "$WORK/$mode.log" 2>&1 &
+  PIDS+=($!)
+  APP_PID[$mode]=$!
+  up=no
+  for _ in $(seq 1 600); do
+    if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")" == 200 ]]; then
+      up=yes
+      break
+    fi
+    sleep 0.5
+  done
+  if [[ $up != yes ]]; then
+    echo "the $mode instance did not answer within 5 minutes; its log:" >&2
+    tail -30 "$WORK/$mode.log" >&2
+    exit 1
+  fi
+  echo "# $mode: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" | grep -ci '^ratelimit') RateLimit headers"
+done
+
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "# $(java -version 2>&1 | head -1), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), JAVA_OPTS=$JAVA_OPTS"
+echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, warm-up $WARMUP per instance"
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+for mode in "${MODES[@]}"; do
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" > /dev/null
+done
+
+# wrk prints latencies with units (us, ms, s); convert them to microseconds
+micros() {
+  awk '{ v = $1; if (v ~ /us$/) { sub(/us$/, "", v); print v } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v * 1000 }
+         else { sub(/s$/, "", v); print v * 1000000 } }' <<< "$1"
+}
+
+RESULTS="$WORK/results"
+: > "$RESULTS"
+# user + system CPU time of a process, in clock ticks
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+TICK_MICROS=$((1000000 / $(getconf CLK_TCK)))
+
+echo "| round | mode | requests/s | p50 µs | p90 µs | p99 µs | non-2xx | app CPU µs/request |"
+echo "|---|---|---|---|---|---|---|---|"
+order=("${MODES[@]}")
+for round in $(seq 1 "$ROUNDS"); do
+  for mode in "${order[@]}"; do
+    before=$(cpu_ticks "${APP_PID[$mode]}")
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")
+    after=$(cpu_ticks "${APP_PID[$mode]}")
+    requests=$(awk '/requests in/ { print $1 }' <<< "$out")
+    cpu=$(awk -v t=$((after - before)) -v n="$requests" -v u="$TICK_MICROS" 'BEGIN { printf "%.1f", t * u / n }')
+    rps=$(awk '/^Requests\/sec/ { print $2 }' <<< "$out")
+    p50=$(micros "$(awk '$1 == "50%" { print $2 }' <<< "$out")")
+    p90=$(micros "$(awk '$1 == "90%" { print $2 }' <<< "$out")")
+    p99=$(micros "$(awk '$1 == "99%" { print $2 }' <<< "$out")")
+    errors=$(awk '/Non-2xx/ { print $5 }' <<< "$out")
+    echo "| $round | $mode | $rps | $p50 | $p90 | $p99 | ${errors:-0} | $cpu |"
+    echo "$round $mode $rps $p50 $p90 $p99 $cpu" >> "$RESULTS"
+  done
+  # another order next round, so that no mode always runs first or last
+  order=("${order[@]:1}" "${order[0]}")
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+spread() { sort -g | awk 'NR == 1 { min = $1 } { max = $1 } END { print min "–" max }'; }
+echo
+echo "| mode | requests/s median (min–max) | p50 µs | p90 µs | p99 µs median (min–max)" \
+  "| throughput vs off (median of rounds) | app CPU µs/request median (min–max) | CPU/request vs off (median of rounds) |"
+echo "|---|---|---|---|---|---|---|---|"
+# the median over rounds of a column's value for a mode divided by off's in the same round
+paired() {
+  awk -v m="$1" -v c="$2" '$2 == "off" { off[$1] = $c } $2 == m { own[$1] = $c }
+    END { for (r in own) printf "%.4f\n", own[r] / off[r] }' "$RESULTS" | median
+}
+for mode in "${MODES[@]}"; do
+  rows=$(awk -v m="$mode" '$2 == m' "$RESULTS")
+  ratio=$(paired "$mode" 3)
+  cpu_ratio=$(paired "$mode" 7)
+  echo "| $mode | $(awk '{ print $3 }' <<< "$rows" | median) ($(awk '{ print $3 }' <<< "$rows" | spread))" \
+    "| $(awk '{ print $4 }' <<< "$rows" | median) | $(awk '{ print $5 }' <<< "$rows" | median)" \
+    "| $(awk '{ print $6 }' <<< "$rows" | median) ($(awk '{ print $6 }' <<< "$rows" | spread)) | $ratio" \
+    "| $(awk '{ print $7 }' <<< "$rows" | median) ($(awk '{ print $7 }' <<< "$rows" | spread)) | $cpu_ratio |"
+done

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Redis decision throughput and latency (docs/benchmarks.md, section 2).
+#
+# Starts a dedicated redis-server on a free loopback port, runs the Java harness
+# (RedisDecisionBenchmark: this library's store, Bucket4j-Lettuce and a gateway-shaped
+# script, plus redis-benchmark running the store's script as the ceiling), then stops it.
+# Needs redis-server and redis-benchmark on PATH and the benchmarks jar:
+#   ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests
+# Arguments are passed to the harness, for example:
+#   benchmarks/redis-bench.sh --rounds 5 --seconds 10 --callers 1,8,64
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+JAR=benchmarks/target/benchmarks.jar
+if [[ ! -f "$JAR" ]]; then
+  echo "Build first: ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests" >&2
+  exit 1
+fi
+
+free_port() {
+  local port
+  for _ in $(seq 1 50); do
+    port=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return
+    fi
+  done
+  echo "no free port found" >&2
+  exit 1
+}
+
+WORK=$(mktemp -d)
+PORT=$(free_port)
+redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
+  --logfile "$WORK/redis.log" &
+REDIS_PID=$!
+trap 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do
+  redis-cli -p "$PORT" ping >/dev/null 2>&1 && break
+  sleep 0.1
+done
+
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "# $(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f1-3)"
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+java -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark --port "$PORT" "$@"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
