@@ -197,7 +197,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND))
 			.isEqualTo(rejected(0, 90 * SECOND, 90 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(Long.toString(T0 + 90 * SECOND));
+		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
 		// leaky bucket with a queue of one: the drain slot after the queue is 30s away
 		RedisTestServer.shared().flushAll();
 		assertThat(decide(LEAKY_BUCKET, List.of(KEY), T0, 1, t, 1, 30 * SECOND)).isEqualTo(allowed(0, t, 0));
