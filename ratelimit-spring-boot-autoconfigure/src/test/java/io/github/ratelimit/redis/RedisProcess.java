@@ -41,13 +41,17 @@ final class RedisProcess {
 
 	private Process process;
 
-	private RedisProcess(Path executable, Path dir, int port, List<String> extraArgs) {
+	private RedisProcess(Path executable, Path dir, Path configFile, int port, List<String> extraArgs) {
 		this.dir = dir;
 		this.log = dir.resolve("redis.log");
 		this.port = port;
-		List<String> command = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port),
-				"--bind", RedisTestSupport.LOOPBACK, "--save", "", "--appendonly", "no", "--protected-mode", "yes",
-				"--dir", dir.toString()));
+		List<String> command = new ArrayList<>(List.of(executable.toString()));
+		if (configFile != null) {
+			// a config file must come first; the options after it override it
+			command.add(configFile.toString());
+		}
+		command.addAll(List.of("--port", Integer.toString(port), "--bind", RedisTestSupport.LOOPBACK, "--save", "",
+				"--appendonly", "no", "--protected-mode", "yes", "--dir", dir.toString()));
 		command.addAll(extraArgs);
 		this.command = List.copyOf(command);
 	}
@@ -61,6 +65,19 @@ final class RedisProcess {
 	 * @return the running process
 	 */
 	static RedisProcess start(Path executable, Path dir, Supplier<List<String>> extraArgs) {
+		return start(executable, dir, null, extraArgs);
+	}
+
+	/**
+	 * Starts {@code redis-server} with a config file, which Sentinel needs (it rewrites
+	 * it), on a free loopback port, and waits until it answers.
+	 * @param executable the {@code redis-server} binary
+	 * @param dir its working directory, created if missing
+	 * @param configFile a writable config file, or {@code null} for none
+	 * @param extraArgs supplies further arguments for each attempt ({@code --sentinel}, say)
+	 * @return the running process
+	 */
+	static RedisProcess start(Path executable, Path dir, Path configFile, Supplier<List<String>> extraArgs) {
 		try {
 			Files.createDirectories(dir);
 		}
@@ -69,7 +86,8 @@ final class RedisProcess {
 		}
 		PortTakenException last = null;
 		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-			RedisProcess redis = new RedisProcess(executable, dir, RedisTestSupport.freePort(), extraArgs.get());
+			RedisProcess redis = new RedisProcess(executable, dir, configFile, RedisTestSupport.freePort(),
+					extraArgs.get());
 			try {
 				redis.launch();
 				return redis;
