@@ -39,10 +39,11 @@ local function swl_expire(key, sum_key, horizon)
       used = used - swl_cost(member)
     end
     redis.call('ZREMRANGEBYSCORE', key, '-inf', rl_int(horizon))
-    -- the sum expires with the log (a lost sum must not come back without a TTL)
+    -- the sum expires with the log (a lost sum must not come back without a TTL); a
+    -- millisecond early, since the log's PTTL and the SET may read the clock apart
     local ttl = redis.call('PTTL', key)
-    if ttl > 0 then
-      redis.call('SET', sum_key, rl_int(used), 'PX', ttl)
+    if ttl > 1 then
+      redis.call('SET', sum_key, rl_int(used), 'PX', ttl - 1)
     else
       redis.call('DEL', sum_key)
     end
