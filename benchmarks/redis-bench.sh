@@ -17,18 +17,7 @@ if [[ ! -f "$JAR" ]]; then
   exit 1
 fi
 
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return
-    fi
-  done
-  echo "no free port found" >&2
-  exit 1
-}
+source benchmarks/bench-lib.sh
 
 WORK=$(mktemp -d)
 PORT=$(free_port)
