@@ -9,18 +9,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.DataType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,6 +33,9 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * {@link #SLACK_MILLIS} below the value the step should have set.
  */
 class LuaScriptsTest {
+
+	@RegisterExtension
+	static final SharedRedisConnection redisConnection = new SharedRedisConnection();
 
 	/** 2024-01-01T00:00:00Z: the start of a minute, an hour and a day. */
 	private static final long T0 = 1_704_067_200_000_000L;
@@ -72,21 +72,6 @@ class LuaScriptsTest {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> INSPECT = RedisScripts.inspect();
 
-	private static LettuceConnectionFactory connectionFactory;
-
-	private static StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisTestServer.shared().connectionFactory();
-		redis = new StringRedisTemplate(connectionFactory);
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
-
 	@BeforeEach
 	void flush() {
 		RedisTestServer.shared().flushAll();
@@ -99,12 +84,12 @@ class LuaScriptsTest {
 		long c = 4;
 		long t = 30 * SECOND;
 		assertThat(tokenBucket(T0, c, t, 1)).isEqualTo(allowed(3, 30 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 30_000L));
 		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(allowed(1, 30 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(rejected(1, 30 * SECOND, 30 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		// 10s later a third of a token has come back: the last whole one is 20s away
 		assertThat(tokenBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 20 * SECOND));
@@ -117,7 +102,7 @@ class LuaScriptsTest {
 		// 75s later two and a half tokens are back
 		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 3)).isEqualTo(rejected(2, 15 * SECOND, 15 * SECOND));
 		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 2)).isEqualTo(allowed(0, 15 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 210 * SECOND) + ":" + t);
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 210 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 105_000L));
 		// a debt that is not whole milliseconds: the TTL rounds up
 		assertThat(tokenBucket(T0 + 135 * SECOND + 250, c, t, 1)).isEqualTo(allowed(0, 15 * SECOND - 250));
@@ -145,7 +130,7 @@ class LuaScriptsTest {
 		assertThat(tokenBucket(T0, c, t, 3)).isEqualTo(allowed(1, 30 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(refund(TOKEN_BUCKET, List.of(KEY), T0, c, t, 2)).containsExactly(T0);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
 		// KEEPTTL: at most what the refunded acquisition needed, never persistent
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(tokenBucket(T0 + SECOND, c, t, 1)).isEqualTo(allowed(2, 29 * SECOND));
@@ -175,7 +160,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 25_000L));
 		// the longest wait: behind C - 1 queued requests
 		assertThat(leakyBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 10 * SECOND, 20 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 40 * SECOND) + ":" + t);
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 40 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 30_000L));
 		// drained exactly: a request of cost 2 goes at once and takes two places
 		assertThat(leakyBucket(T0 + 40 * SECOND, c, t, 2)).isEqualTo(allowed(1, 10 * SECOND, 0));
@@ -197,7 +182,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND))
 			.isEqualTo(rejected(0, 90 * SECOND, 90 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
 		// leaky bucket with a queue of one: the drain slot after the queue is 30s away
 		RedisTestServer.shared().flushAll();
 		assertThat(decide(LEAKY_BUCKET, List.of(KEY), T0, 1, t, 1, 30 * SECOND)).isEqualTo(allowed(0, t, 0));
@@ -240,18 +225,18 @@ class LuaScriptsTest {
 	void fixedWindowCountsPerEpochAlignedWindowAndExpiresWithIt() {
 		long c = 3;
 		assertThat(fixedWindow(T0 + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(2, 50 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 1");
 		assertKeysExpireWithin(Map.of(KEY, 50_000L));
 		assertThat(fixedWindow(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 3");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 3");
 		assertKeysExpireWithin(Map.of(KEY, 40_000L));
 		assertThat(fixedWindow(T0 + 30 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 30 * SECOND, 30 * SECOND));
 		assertThat(fixedWindow(T0 + MINUTE - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 3");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 3");
 		assertKeysExpireWithin(Map.of(KEY, 40_000L));
 		// the boundary: a whole new window
 		assertThat(fixedWindow(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 3");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 3");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L));
 		assertThat(fixedWindow(T0 + MINUTE + 1, c, MINUTE, 1)).isEqualTo(rejected(0, MINUTE - 1, MINUTE - 1));
 		// four windows later, 250µs in: the TTL rounds the time to the window end up
@@ -260,7 +245,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 60_000L));
 		assertThat(fixedWindow(later, c, MINUTE, 2)).isEqualTo(rejected(1, MINUTE - 250, MINUTE - 250));
 		assertThat(fixedWindow(later, c, MINUTE, 1)).isEqualTo(allowed(0, MINUTE - 250));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 5 * MINUTE) + " 3");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 5 * MINUTE) + " 3");
 	}
 
 	@Test
@@ -268,17 +253,17 @@ class LuaScriptsTest {
 		long c = 3;
 		assertThat(fixedWindow(T0 + 10 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(1, 50 * SECOND));
 		assertThat(refund(FIXED_WINDOW, List.of(KEY), T0 + 10 * SECOND, c, MINUTE, 1)).containsExactly(T0 + 10 * SECOND);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 1");
 		assertKeysExpireWithin(Map.of(KEY, 50_000L));
 		// an acquisition of the previous window is not this window's to give back
 		refund(FIXED_WINDOW, List.of(KEY), T0 - SECOND, c, MINUTE, 1);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 1");
 		assertThat(fixedWindow(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
 		assertThat(fixedWindow(T0 + MINUTE + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(2, 50 * SECOND));
 		refund(FIXED_WINDOW, List.of(KEY), T0 + 20 * SECOND, c, MINUTE, 2);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1");
 		refund(FIXED_WINDOW, List.of(KEY), T0 + MINUTE + 10 * SECOND, c, MINUTE, 5);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0");
 		assertKeysExpireWithin(Map.of(KEY, 50_000L));
 	}
 
@@ -288,8 +273,8 @@ class LuaScriptsTest {
 	void slidingWindowLogCountsTheLastPeriodExactlyAndLogsOnlyAdmittedRequests() {
 		long c = 3;
 		assertThat(slidingWindowLog(T0, c, MINUTE, 1)).isEqualTo(allowed(2, MINUTE));
-		assertThat(redis.opsForZSet().zCard(KEY)).isEqualTo(1);
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("1");
+		assertThat(redisConnection.template().opsForZSet().zCard(KEY)).isEqualTo(1);
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("1");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
 		assertThat(slidingWindowLog(T0 + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(1, 50 * SECOND));
 		assertThat(slidingWindowLog(T0 + 20 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 40 * SECOND));
@@ -299,7 +284,7 @@ class LuaScriptsTest {
 		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 2)).isEqualTo(rejected(0, 30 * SECOND, 40 * SECOND));
 		assertThat(slidingWindowLog(T0 + MINUTE - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
 		assertThat(log()).containsExactly(T0, T0 + 10 * SECOND, T0 + 20 * SECOND);
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("3");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("3");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
 		// exactly one period later the first entry no longer counts
 		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, 1)).isEqualTo(allowed(0, 10 * SECOND));
@@ -308,11 +293,11 @@ class LuaScriptsTest {
 		// a rejection that expires an entry updates the sum and keeps the TTLs
 		assertThat(slidingWindowLog(T0 + 70 * SECOND, c, MINUTE, 2)).isEqualTo(rejected(1, 10 * SECOND, 10 * SECOND));
 		assertThat(log()).containsExactly(T0 + 20 * SECOND, T0 + MINUTE);
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("2");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("2");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
 		assertThat(slidingWindowLog(T0 + 80 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
 		assertThat(log()).containsExactly(T0 + MINUTE, T0 + 80 * SECOND);
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("3");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("3");
 		// idle for an hour: everything stale is dropped at once
 		assertThat(slidingWindowLog(T0 + 60 * MINUTE + 250, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
 		assertThat(log()).containsExactly(T0 + 60 * MINUTE + 250);
@@ -329,13 +314,13 @@ class LuaScriptsTest {
 		assertThat(log()).hasSize(2);
 		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 10 * SECOND, c, MINUTE, 2);
 		assertThat(log()).containsExactly(T0);
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("1");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("1");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
 		assertThat(slidingWindowLog(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
 		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0, c, MINUTE, 1);
 		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 20 * SECOND, c, MINUTE, 2);
 		// the log is gone with its last entry; the sum says 0 until it expires
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("0");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("0");
 		assertKeysExpireWithin(Map.of(SUM, 60_000L));
 		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
 	}
@@ -349,7 +334,7 @@ class LuaScriptsTest {
 		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0, c, MINUTE, 1);
 		assertThat(slidingWindowLog(T0, c, MINUTE, 1)).isEqualTo(allowed(10, MINUTE));
 		assertThat(log()).hasSize(10);
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("10");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("10");
 		// a period later all ten have left: nothing counts any more
 		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, c)).isEqualTo(allowed(0, MINUTE));
 		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
@@ -361,18 +346,18 @@ class LuaScriptsTest {
 		assertThat(slidingWindowLog(T0, c, MINUTE, 2)).isEqualTo(allowed(1, MINUTE));
 		assertThat(slidingWindowLog(T0 + 30 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 30 * SECOND));
 		// evicted under memory pressure, say
-		redis.delete(SUM);
+		redisConnection.template().delete(SUM);
 		assertThat(slidingWindowLog(T0 + 40 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 20 * SECOND, 20 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 60_000L));
 		// a rejection that expires entries writes the sum back, expiring with the log
 		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(rejected(2, 30 * SECOND, 30 * SECOND));
-		assertThat(redis.opsForValue().get(SUM)).isEqualTo("1");
+		assertThat(redisConnection.template().opsForValue().get(SUM)).isEqualTo("1");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L, SUM, 60_000L));
 		// read one after the other, so the second read may be a few milliseconds lower
-		long keyTtl = redis.getExpire(KEY, TimeUnit.MILLISECONDS);
-		assertThat(redis.getExpire(SUM, TimeUnit.MILLISECONDS)).isLessThanOrEqualTo(keyTtl);
+		long keyTtl = redisConnection.template().getExpire(KEY, TimeUnit.MILLISECONDS);
+		assertThat(redisConnection.template().getExpire(SUM, TimeUnit.MILLISECONDS)).isLessThanOrEqualTo(keyTtl);
 		// a refund without a sum leaves the count to the log
-		redis.delete(SUM);
+		redisConnection.template().delete(SUM);
 		refund(SLIDING_WINDOW_LOG, List.of(KEY, SUM), T0 + 30 * SECOND, c, MINUTE, 1);
 		assertKeysExpireWithin(Map.of());
 		assertThat(slidingWindowLog(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
@@ -386,16 +371,16 @@ class LuaScriptsTest {
 		long c = 10;
 		// the 4 weigh 3 or less a quarter into the next window
 		assertThat(slidingWindowCounter(T0 + 30 * SECOND, c, MINUTE, 4)).isEqualTo(allowed(6, 45 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 4 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 4 0");
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(slidingWindowCounter(T0 + 45 * SECOND, c, MINUTE, 6)).isEqualTo(allowed(0, 21 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 10 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 10 0");
 		assertKeysExpireWithin(Map.of(KEY, 75_000L));
 		assertThat(slidingWindowCounter(T0 + 50 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 16 * SECOND, 16 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 75_000L));
 		// 6s into the next window the previous 10 weigh 9: exactly room for one
 		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 6 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1 10");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1 10");
 		assertKeysExpireWithin(Map.of(KEY, 114_000L));
 		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 6 * SECOND, 6 * SECOND));
 		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 5)).isEqualTo(rejected(0, 6 * SECOND, 30 * SECOND));
@@ -404,15 +389,15 @@ class LuaScriptsTest {
 			.isEqualTo(rejected(0, 6 * SECOND, 114 * SECOND));
 		assertThat(slidingWindowCounter(T0 + 72 * SECOND - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
 		assertThat(slidingWindowCounter(T0 + 72 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 6 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 10");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 10");
 		assertKeysExpireWithin(Map.of(KEY, 108_000L));
 		// the next window: this one becomes the previous
 		assertThat(slidingWindowCounter(T0 + 130 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(7, 20 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 2 * MINUTE) + " 1 2");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 2 * MINUTE) + " 1 2");
 		assertKeysExpireWithin(Map.of(KEY, 110_000L));
 		// two windows on nothing weighs any more
 		assertThat(slidingWindowCounter(T0 + 4 * MINUTE + 30 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(9, 90 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + 4 * MINUTE) + " 1 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 4 * MINUTE) + " 1 0");
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 	}
 
@@ -421,19 +406,19 @@ class LuaScriptsTest {
 		long c = 10;
 		assertThat(slidingWindowCounter(T0 + 30 * SECOND, c, MINUTE, 4)).isEqualTo(allowed(6, 45 * SECOND));
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 30 * SECOND, c, MINUTE, 3);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo(T0 + " 1 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 1 0");
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		// the previous 1 weighs 5/6: the eighth unit comes back when it has decayed entirely
 		assertThat(slidingWindowCounter(T0 + 70 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(7, 50 * SECOND));
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 1");
 		// an acquisition of the previous window is given back to the previous count
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 30 * SECOND, c, MINUTE, 1);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
 		// and one two windows old to neither
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 - SECOND, c, MINUTE, 1);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 70 * SECOND, c, MINUTE, 2);
-		assertThat(redis.opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0 0");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0 0");
 		assertKeysExpireWithin(Map.of(KEY, 110_000L));
 	}
 
@@ -477,14 +462,14 @@ class LuaScriptsTest {
 			assertThat(flags.get(i)).as(CODES.get(i)).isEqualTo(CODES.get(i).equals(narrow) ? 0L : 1L);
 		}
 		assertThat(snapshot()).isEqualTo(before);
-		assertThat(scanKeys()).allSatisfy((key) -> assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS))
+		assertThat(scanKeys()).allSatisfy((key) -> assertThat(redisConnection.template().getExpire(key, TimeUnit.MILLISECONDS))
 			.as("PTTL of %s", key)
 			.isPositive());
 	}
 
 	@Test
 	void acquireRejectedByTheLastLimitWritesNoKeyForTheFirstOnes() {
-		redis.opsForValue().set(key("fw"), T0 + " 1", Duration.ofMinutes(1));
+		redisConnection.template().opsForValue().set(key("fw"), T0 + " 1", Duration.ofMinutes(1));
 		List<Object> reply = acquire(T0 + 10 * SECOND, "acquire",
 				List.of("tb", "5", Long.toString(12 * SECOND), "1", "lb", "5", Long.toString(12 * SECOND), "1",
 						"swl", "5", Long.toString(MINUTE), "1", "swc", "5", Long.toString(MINUTE), "1", "fw", "1",
@@ -521,7 +506,7 @@ class LuaScriptsTest {
 		assertThat(acquire(T0 + 10 * SECOND, "refund", limits(5, 5, 5, 5, 5))).containsExactly(T0 + 10 * SECOND);
 		// the same request is answered as if it had never been taken
 		assertThat(acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5))).isEqualTo(admitted);
-		assertThat(scanKeys()).allSatisfy((key) -> assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS))
+		assertThat(scanKeys()).allSatisfy((key) -> assertThat(redisConnection.template().getExpire(key, TimeUnit.MILLISECONDS))
 			.as("PTTL of %s", key)
 			.isPositive());
 	}
@@ -573,7 +558,7 @@ class LuaScriptsTest {
 			// inspect takes no cost
 			args.addAll(limits.subList(i, i + 3));
 		}
-		return redis.execute(INSPECT, keys, args.toArray());
+		return redisConnection.template().execute(INSPECT, keys, args.toArray());
 	}
 
 	private static List<Long> existsFlags(List<Object> reply) {
@@ -614,7 +599,7 @@ class LuaScriptsTest {
 	private List<Object> acquire(long now, String mode, List<String> limits, List<String> keys) {
 		List<String> args = new ArrayList<>(List.of(Long.toString(now), mode, Integer.toString(limits.size() / 4)));
 		args.addAll(limits);
-		return redis.execute(ACQUIRE, keys, args.toArray());
+		return redisConnection.template().execute(ACQUIRE, keys, args.toArray());
 	}
 
 	private static List<Long> allowedFlags(List<Object> reply) {
@@ -647,7 +632,7 @@ class LuaScriptsTest {
 
 	@SuppressWarnings({ "rawtypes", "unchecked" })
 	private Decision decide(RedisScript<List> script, List<String> keys, long now, long... args) {
-		List<Object> reply = redis.execute(script, keys, arguments(now, "acquire", args));
+		List<Object> reply = redisConnection.template().execute(script, keys, arguments(now, "acquire", args));
 		assertThat(reply).hasSize(6);
 		assertThat(reply.get(0)).as("now").isEqualTo(now);
 		return new Decision((Long) reply.get(1) == 1, (Long) reply.get(2), (Long) reply.get(3), (Long) reply.get(4),
@@ -656,7 +641,7 @@ class LuaScriptsTest {
 
 	@SuppressWarnings({ "rawtypes", "unchecked" })
 	private List<Object> refund(RedisScript<List> script, List<String> keys, long timestamp, long... args) {
-		return redis.execute(script, keys, arguments(timestamp, "refund", args));
+		return redisConnection.template().execute(script, keys, arguments(timestamp, "refund", args));
 	}
 
 	private static Object[] arguments(long now, String mode, long... args) {
@@ -671,7 +656,7 @@ class LuaScriptsTest {
 
 	/** The times of the log's entries, oldest first. */
 	private List<Long> log() {
-		Set<String> members = redis.opsForZSet().range(KEY, 0, -1);
+		Set<String> members = redisConnection.template().opsForZSet().range(KEY, 0, -1);
 		return members.stream().map((member) -> Long.parseLong(member.substring(0, member.indexOf(':')))).toList();
 	}
 
@@ -681,7 +666,7 @@ class LuaScriptsTest {
 	 */
 	private void assertKeysExpireWithin(Map<String, Long> ttlMillis) {
 		assertThat(scanKeys()).as("keys").containsExactlyInAnyOrderElementsOf(ttlMillis.keySet());
-		ttlMillis.forEach((key, max) -> assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS)).as("PTTL of %s", key)
+		ttlMillis.forEach((key, max) -> assertThat(redisConnection.template().getExpire(key, TimeUnit.MILLISECONDS)).as("PTTL of %s", key)
 			.isPositive()
 			.isLessThanOrEqualTo(max)
 			.isGreaterThan(max - SLACK_MILLIS));
@@ -689,7 +674,7 @@ class LuaScriptsTest {
 
 	private Set<String> scanKeys() {
 		Set<String> keys = new TreeSet<>();
-		try (Cursor<String> cursor = redis.scan(ScanOptions.scanOptions().match("lua:*").count(100).build())) {
+		try (Cursor<String> cursor = redisConnection.template().scan(ScanOptions.scanOptions().match("lua:*").count(100).build())) {
 			cursor.forEachRemaining(keys::add);
 		}
 		return keys;
@@ -699,15 +684,15 @@ class LuaScriptsTest {
 	private Map<String, Object> snapshot() {
 		Map<String, Object> values = new TreeMap<>();
 		for (String key : scanKeys()) {
-			if (redis.type(key) == DataType.ZSET) {
-				values.put(key, redis.opsForZSet()
+			if (redisConnection.template().type(key) == DataType.ZSET) {
+				values.put(key, redisConnection.template().opsForZSet()
 					.rangeWithScores(key, 0, -1)
 					.stream()
 					.map((tuple) -> tuple.getValue() + "@" + tuple.getScore().longValue())
 					.toList());
 			}
 			else {
-				values.put(key, redis.opsForValue().get(key));
+				values.put(key, redisConnection.template().opsForValue().get(key));
 			}
 		}
 		return values;

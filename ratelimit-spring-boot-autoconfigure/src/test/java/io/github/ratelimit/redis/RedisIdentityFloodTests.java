@@ -12,16 +12,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
@@ -39,6 +36,9 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisIdentityFloodTests {
 
+	@RegisterExtension
+	static final SharedRedisConnection redisConnection = new SharedRedisConnection();
+
 	private static final int IDENTITIES = 100_000;
 
 	private static final int THREADS = 8;
@@ -50,24 +50,9 @@ class RedisIdentityFloodTests {
 
 	private static final String PREFIX = "flood:";
 
-	private static LettuceConnectionFactory connectionFactory;
-
-	private static StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisTestServer.shared().connectionFactory();
-		redis = new StringRedisTemplate(connectionFactory);
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
-
 	@Test
 	void keysOfAFloodOfIdentitiesAllExpireAndTheirMemoryIsGivenBack() throws Exception {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, PREFIX, null, Duration.ofSeconds(5));
+		RedisRateLimitStore store = new RedisRateLimitStore(redisConnection.factory(), PREFIX, null, Duration.ofSeconds(5));
 		List<RateLimit> limits = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
 			limits.add(RateLimit.of("flood " + algorithm, algorithm, 2, PERIOD));
@@ -157,13 +142,13 @@ class RedisIdentityFloodTests {
 	}
 
 	private static long usedMemory() {
-		Properties info = redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
+		Properties info = redisConnection.template().execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
 			.info("memory"));
 		return Long.parseLong(info.getProperty("used_memory"));
 	}
 
 	private static long dbSize() {
-		return redis.execute(RedisConnection::dbSize);
+		return redisConnection.template().execute(RedisConnection::dbSize);
 	}
 
 	private static final class TtlCensus {
@@ -193,7 +178,7 @@ class RedisIdentityFloodTests {
 		/** Looks at the TTL of every key there is now. */
 		void scan() {
 			List<String> batch = new ArrayList<>(10_000);
-			try (Cursor<String> keys = redis
+			try (Cursor<String> keys = redisConnection.template()
 				.scan(ScanOptions.scanOptions().match(PREFIX + "*").count(10_000).build())) {
 				while (keys.hasNext()) {
 					batch.add(keys.next());
@@ -211,7 +196,7 @@ class RedisIdentityFloodTests {
 			if (keys.isEmpty()) {
 				return;
 			}
-			List<Object> ttls = redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			List<Object> ttls = redisConnection.template().executePipelined((RedisCallback<Object>) (connection) -> {
 				for (String key : keys) {
 					connection.keyCommands().pTtl(key.getBytes(StandardCharsets.UTF_8));
 				}

@@ -3,12 +3,9 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
@@ -25,33 +22,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisPlanChangeTest extends PlanChangeContractTest {
 
+	@RegisterExtension
+	static final SharedRedisConnection redisConnection = new SharedRedisConnection();
+
 	private static final String PREFIX = "plans:";
-
-	private static LettuceConnectionFactory connectionFactory;
-
-	private static StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisTestServer.shared().connectionFactory();
-		redis = new StringRedisTemplate(connectionFactory);
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
 
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(connectionFactory, PREFIX, clock);
+		return new RedisRateLimitStore(redisConnection.factory(), PREFIX, clock);
 	}
 
 	@Override
 	protected long bucketCount() {
 		// a sliding window log keeps its sum beside its log
-		return redis.keys(PREFIX + "*").stream().filter((key) -> !key.endsWith(":sum")).count();
+		return redisConnection.template().keys(PREFIX + "*").stream().filter((key) -> !key.endsWith(":sum")).count();
 	}
 
 	@Test
@@ -60,9 +45,9 @@ class RedisPlanChangeTest extends PlanChangeContractTest {
 		Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
 		String key = ((RedisRateLimitStore) store()).key(acquisition);
 		// a bare timestamp: 4 tokens of 100ms owed at the contract's start time
-		redis.opsForValue().set(key, Long.toString(T0 + 400_000));
+		redisConnection.template().opsForValue().set(key, Long.toString(T0 + 400_000));
 		assertThat(store().tryAcquire(List.of(acquisition)).decisions().get(0).remaining()).isEqualTo(5);
-		assertThat(redis.opsForValue().get(key)).isEqualTo((T0 + 500_000) + ":100000");
+		assertThat(redisConnection.template().opsForValue().get(key)).isEqualTo((T0 + 500_000) + ":100000");
 	}
 
 }

@@ -9,11 +9,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
@@ -32,21 +30,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisReservationContentionTest {
 
+	@RegisterExtension
+	static final SharedRedisConnection redisConnection = new SharedRedisConnection();
+
 	private static final int THREADS = 16;
 
 	private static final int REQUESTS_PER_THREAD = 5;
-
-	private static LettuceConnectionFactory connectionFactory;
-
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisTestServer.shared().connectionFactory();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
 
 	@Test
 	void concurrentReservationsGetDistinctSlotsOneIntervalApartWithinTheLongestWait() throws Exception {
@@ -54,7 +43,7 @@ class RedisReservationContentionTest {
 		long interval = 10_000;
 		long maxDelay = 500_000;
 		RateLimit limit = new RateLimit("sms", Algorithm.TOKEN_BUCKET, 1, 100, Duration.ofSeconds(1));
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "contention:" + System.nanoTime() + ":",
+		RedisRateLimitStore store = new RedisRateLimitStore(redisConnection.factory(), "contention:" + System.nanoTime() + ":",
 				new MutableClock());
 		List<Acquisition> one = List.of(new Acquisition(limit, "global", 1));
 		List<RateLimitDecision> decisions = new ArrayList<>();
@@ -100,7 +89,7 @@ class RedisReservationContentionTest {
 	@Test
 	void keyOfAReservedBucketLivesUntilTheReservedSlotHasPassed() {
 		// decided on Redis time, so the TTL is the one production keys get
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "contention:" + System.nanoTime() + ":");
+		RedisRateLimitStore store = new RedisRateLimitStore(redisConnection.factory(), "contention:" + System.nanoTime() + ":");
 		RateLimit limit = new RateLimit("slow", Algorithm.TOKEN_BUCKET, 1, 1, Duration.ofMinutes(10));
 		List<Acquisition> one = List.of(new Acquisition(limit, "global", 1));
 		assertThat(store.tryAcquire(one).allowed()).isTrue();
@@ -108,7 +97,7 @@ class RedisReservationContentionTest {
 		assertThat(reserved.allowed()).isTrue();
 		long delayMillis = TimeUnit.MICROSECONDS.toMillis(reserved.delayMicros());
 		assertThat(delayMillis).isGreaterThan(TimeUnit.MINUTES.toMillis(9));
-		Long ttl = new StringRedisTemplate(connectionFactory).getExpire(store.key(one.get(0)), TimeUnit.MILLISECONDS);
+		Long ttl = new StringRedisTemplate(redisConnection.factory()).getExpire(store.key(one.get(0)), TimeUnit.MILLISECONDS);
 		// the bucket is full again one interval after the reserved slot
 		assertThat(ttl).isGreaterThan(delayMillis + TimeUnit.MINUTES.toMillis(9));
 	}

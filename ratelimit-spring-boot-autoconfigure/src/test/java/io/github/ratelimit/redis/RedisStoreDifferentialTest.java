@@ -6,15 +6,12 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
@@ -41,6 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisStoreDifferentialTest {
 
+	@RegisterExtension
+	static final SharedRedisConnection redisConnection = new SharedRedisConnection();
+
 	private static final long SEED = 0x5eed_2024L;
 
 	private static final int SEQUENCES = 30;
@@ -56,21 +56,6 @@ class RedisStoreDifferentialTest {
 
 	/** Least real TTL a key may have left at any step: far more than a step takes. */
 	private static final long MIN_TTL_MILLIS = 1_000;
-
-	private static LettuceConnectionFactory connectionFactory;
-
-	private static StringRedisTemplate template;
-
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisTestServer.shared().connectionFactory();
-		template = new StringRedisTemplate(connectionFactory);
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
 
 	@BeforeEach
 	void flush() {
@@ -108,7 +93,7 @@ class RedisStoreDifferentialTest {
 		long start = T0 + Math.floorMod(random.nextLong(), limits.get(0).periodMicros());
 		MutableClock clock = new MutableClock(start);
 		RateLimitStore memory = new InMemoryRateLimitStore(clock, 1_000);
-		RedisRateLimitStore redis = new RedisRateLimitStore(connectionFactory, "diff:", clock);
+		RedisRateLimitStore redis = new RedisRateLimitStore(redisConnection.factory(), "diff:", clock);
 		String identity = "user:" + sequence;
 		List<String> keys = new ArrayList<>();
 		for (RateLimit limit : limits) {
@@ -196,7 +181,7 @@ class RedisStoreDifferentialTest {
 	 */
 	private static void assertNoKeyExpiresSoon(List<String> keys, StringBuilder history) {
 		for (String key : keys) {
-			long ttl = template.getExpire(key, TimeUnit.MILLISECONDS);
+			long ttl = redisConnection.template().getExpire(key, TimeUnit.MILLISECONDS);
 			if (ttl != -2) {
 				assertThat(ttl).as(() -> "PTTL of " + key + " after\n" + history).isGreaterThan(MIN_TTL_MILLIS);
 			}
