@@ -33,10 +33,6 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		if (maxWait.isNegative()) {
 			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
 		}
-		Objects.requireNonNull(maxWait, "maxWait must not be null");
-		if (maxWait.isNegative()) {
-			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
-		}
 		key = List.copyOf(key);
 		if (key.isEmpty()) {
 			throw new IllegalArgumentException("key must not be empty");

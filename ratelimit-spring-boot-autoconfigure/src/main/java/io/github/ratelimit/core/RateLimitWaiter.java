@@ -238,10 +238,15 @@ public final class RateLimitWaiter implements AutoCloseable {
 			if (result.allowed()) {
 				long delay = result.delayMicros();
 				if (delay <= 0) {
-					this.future.complete(result);
+					complete(result);
 					return;
 				}
 				this.reserved.set(result);
+				if (this.future.isDone()) {
+					// cancelled while the store decided: whoever takes the reservation gives it back
+					giveBack();
+					return;
+				}
 				schedule(this::release, delay);
 				return;
 			}
@@ -257,7 +262,14 @@ public final class RateLimitWaiter implements AutoCloseable {
 		void release() {
 			RateLimitResult result = this.reserved.getAndSet(null);
 			if (result != null) {
-				this.future.complete(result);
+				complete(result);
+			}
+		}
+
+		/** Hands an admitted result to the caller, or gives it back if the caller is gone. */
+		private void complete(RateLimitResult result) {
+			if (!this.future.complete(result) && result.allowed()) {
+				RateLimitWaiter.this.limiter.refund(this.acquisitions, result.timestampMicros(), result.store());
 			}
 		}
 
@@ -275,6 +287,11 @@ public final class RateLimitWaiter implements AutoCloseable {
 
 		private void schedule(Runnable task, long micros) {
 			RateLimitWaiter.this.pending.add(this);
+			if (this.future.isDone()) {
+				// ended meanwhile: its completion has already left the pending set
+				RateLimitWaiter.this.pending.remove(this);
+				return;
+			}
 			try {
 				if (RateLimitWaiter.this.closed) {
 					throw new RejectedExecutionException("closed");

@@ -213,6 +213,53 @@ class RateLimitWaiterTest {
 	}
 
 	@Test
+	void anAsyncWaitCancelledWhileItsRetryIsBeingDecidedGivesThePermitBack() throws InterruptedException {
+		RateLimit window = RateLimit.of("batch", Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(1));
+		List<Acquisition> acquisitions = List.of(new Acquisition(window, "global", 1));
+		AtomicReference<CompletableFuture<RateLimitResult>> cancelDuringDecision = new AtomicReference<>();
+		CountDownLatch refunded = new CountDownLatch(1);
+		RateLimitStore cancelling = new RateLimitStore() {
+
+			@Override
+			public RateLimitResult tryAcquire(List<Acquisition> list) {
+				return tryAcquire(list, 0);
+			}
+
+			@Override
+			public RateLimitResult tryAcquire(List<Acquisition> list, long maxDelayMicros) {
+				CompletableFuture<RateLimitResult> caller = cancelDuringDecision.get();
+				if (caller != null) {
+					caller.cancel(false);
+				}
+				return RateLimitWaiterTest.this.store.tryAcquire(list, maxDelayMicros);
+			}
+
+			@Override
+			public void refund(List<Acquisition> list, long timestampMicros) {
+				RateLimitWaiterTest.this.store.refund(list, timestampMicros);
+				refunded.countDown();
+			}
+
+		};
+		try (RateLimitWaiter racing = new RateLimitWaiter(new RateLimiter(cancelling), this.clock, this.sleeper,
+				this.scheduler)) {
+			this.clock.advanceMicros(900_000);
+			assertThat(this.limiter.acquire(acquisitions).allowed()).isTrue();
+			CompletableFuture<RateLimitResult> permit = racing.acquireAsync(acquisitions, Duration.ofSeconds(1));
+			assertThat(permit).isNotDone();
+			assertThat(this.scheduler.delaysMicros()).containsExactly(100_000L);
+			cancelDuringDecision.set(permit);
+			this.clock.advanceMicros(100_000);
+			this.scheduler.release();
+			assertThat(refunded.await(10, TimeUnit.SECONDS)).as("the retry's permit was given back").isTrue();
+			assertThat(permit).isCancelled();
+			cancelDuringDecision.set(null);
+			// the retry was admitted for nobody: the new window's permit is still there
+			assertThat(this.limiter.acquire(acquisitions).allowed()).isTrue();
+		}
+	}
+
+	@Test
 	void closingTheWaiterEndsPendingAsyncWaitsAndGivesTheirReservationsBack() {
 		this.waiter.acquire(ONE, Duration.ZERO);
 		CompletableFuture<RateLimitResult> permit = this.waiter.acquireAsync(ONE, Duration.ofSeconds(1));
