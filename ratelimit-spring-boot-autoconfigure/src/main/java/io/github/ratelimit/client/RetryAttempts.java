@@ -75,7 +75,7 @@ final class RetryAttempts implements BackOff, BackOffExecution {
 		try {
 			status = response.getStatusCode().value();
 		}
-		catch (IOException ex) {
+		catch (IOException | RuntimeException ex) {
 			response.close();
 			throw ex;
 		}
@@ -166,7 +166,10 @@ final class RetryAttempts implements BackOff, BackOffExecution {
 	}
 
 	String describe() {
-		return this.request.getMethod() + " " + this.request.getURI();
+		// no user info and no query: they may carry credentials, and this ends up in logs
+		java.net.URI uri = this.request.getURI();
+		return this.request.getMethod() + " " + uri.getScheme() + "://" + uri.getHost()
+				+ ((uri.getPort() != -1) ? ":" + uri.getPort() : "") + uri.getRawPath();
 	}
 
 }
