@@ -210,6 +210,10 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				context.rejected(result, handler);
 				call.completeExceptionally(new RateLimitExceededException(result.decisions()));
 			}
+			else if (call.isDone()) {
+				// cancelled as the slot came: the method does not run, so its permit is not used
+				this.limiter.refund(acquisitions, result.timestampMicros(), result.store());
+			}
 			else {
 				context.allowed(acquisitions, result);
 				proceedInto(invocation, call);
