@@ -18,16 +18,14 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 import io.github.ratelimit.core.BucketSnapshot;
-import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.Identities;
 import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.ObservedRateLimitStore;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.ResolvedLimit;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.core.StoreStatus;
 
 /**
  * The {@code ratelimits} actuator endpoint: lists every effective limit with where each
@@ -42,8 +40,6 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
-
-	private static final String REDIS_STORE = "io.github.ratelimit.redis.RedisRateLimitStore";
 
 	private final LimitResolver resolver;
 
@@ -170,23 +166,8 @@ public class RateLimitsEndpoint {
 	public record StoreDescriptor(String type, String active) {
 
 		static StoreDescriptor of(RateLimitStore store) {
-			if (store instanceof FailoverRateLimitStore failover) {
-				String type = type(failover.getPrimary());
-				return new StoreDescriptor(type, failover.isFallbackActive() ? RateLimitResult.FALLBACK : type);
-			}
-			String type = type(store);
-			return new StoreDescriptor(type, type);
-		}
-
-		private static String type(RateLimitStore store) {
-			RateLimitStore unwrapped = (store instanceof ObservedRateLimitStore observed) ? observed.getDelegate()
-					: store;
-			if (unwrapped instanceof InMemoryRateLimitStore) {
-				return RateLimitResult.MEMORY;
-			}
-			// by name: the Redis store's class needs Spring Data Redis, which may be missing
-			return REDIS_STORE.equals(unwrapped.getClass().getName()) ? RateLimitResult.REDIS
-					: unwrapped.getClass().getName();
+			StoreStatus status = store.status();
+			return new StoreDescriptor(status.name(), status.deciding());
 		}
 
 	}

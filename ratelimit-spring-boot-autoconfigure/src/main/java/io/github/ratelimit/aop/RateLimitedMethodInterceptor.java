@@ -212,7 +212,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			}
 			else if (call.isDone()) {
 				// cancelled as the slot came: the method does not run, so its permit is not used
-				this.limiter.refund(acquisitions, result.timestampMicros(), result.store());
+				this.limiter.refund(acquisitions, result);
 			}
 			else {
 				context.allowed(acquisitions, result);

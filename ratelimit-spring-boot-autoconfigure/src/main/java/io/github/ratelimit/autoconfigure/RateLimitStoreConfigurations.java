@@ -69,7 +69,7 @@ final class RateLimitStoreConfigurations {
 			ThrottledLog recoveryLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
 			RateLimitObserver observer = RateLimitObservers.of(observers);
 			RateLimitStore observed = (observer != RateLimitObserver.NONE)
-					? new ObservedRateLimitStore(primary, RateLimitResult.REDIS, observer) : primary;
+					? new ObservedRateLimitStore(primary, observer) : primary;
 			return new FailoverRateLimitStore(observed, fallback, properties.getFallbackFactor(), breaker, failureLog,
 					recoveryLog, logger::warn, logger::info);
 		}

@@ -70,11 +70,6 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
-		return tryAcquire(acquisitions, 0);
-	}
-
-	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		RuntimeException failure = null;
 		if (this.breaker.tryAcquirePermission()) {
@@ -96,24 +91,19 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		return decideLocally(acquisitions, failure, maxDelayMicros);
 	}
 
-	@Override
-	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
-		refund(acquisitions, timestampMicros, this.fallbackActive.get() ? RateLimitResult.FALLBACK : null);
-	}
-
 	/**
-	 * Gives back what a store consumed, to the store that decided it.
-	 * @param acquisitions the acquisitions
-	 * @param timestampMicros the timestamp of the decision
-	 * @param decidedBy the {@link RateLimitResult#store()} of the decision
+	 * Gives back what a store consumed, to the store that decided it: the local fallback
+	 * (at its reduced quota) when {@code decided} came from it, the remote store
+	 * otherwise, even when the fallback has taken over or handed back since.
 	 */
-	public void refund(List<Acquisition> acquisitions, long timestampMicros, String decidedBy) {
-		if (RateLimitResult.FALLBACK.equals(decidedBy)) {
-			this.fallback.refund(reduce(acquisitions), timestampMicros);
+	@Override
+	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+		if (RateLimitResult.FALLBACK.equals(decided.store())) {
+			this.fallback.refund(reduce(acquisitions), decided);
 			return;
 		}
 		try {
-			this.primary.refund(acquisitions, timestampMicros);
+			this.primary.refund(acquisitions, decided);
 		}
 		catch (RuntimeException ex) {
 			// a refund is a courtesy: the request was rejected anyway
@@ -150,36 +140,25 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		return this.primary.reset(limit, identity) || local;
 	}
 
-	/**
-	 * Whether the local fallback is deciding because the remote store is failing.
-	 * @return whether the fallback is active
-	 */
-	public boolean isFallbackActive() {
-		return this.fallbackActive.get();
+	/** The remote store's name: the fallback only stands in for it. */
+	@Override
+	public String name() {
+		return this.primary.name();
 	}
 
 	/**
-	 * The local store deciding while the remote one fails.
-	 * @return the fallback store
+	 * Which store decides now, the breaker's state, and the buckets the local fallback
+	 * keeps (reported under {@code fallback}).
 	 */
-	public RateLimitStore getFallback() {
-		return this.fallback;
-	}
-
-	/**
-	 * The remote store.
-	 * @return the store deciding while it answers
-	 */
-	public RateLimitStore getPrimary() {
-		return this.primary;
-	}
-
-	/**
-	 * The breaker guarding the remote store.
-	 * @return the breaker
-	 */
-	public CircuitBreaker getBreaker() {
-		return this.breaker;
+	@Override
+	public StoreStatus status() {
+		List<StoreStatus.LocalBuckets> buckets = new ArrayList<>();
+		for (StoreStatus.LocalBuckets kept : this.fallback.status().buckets()) {
+			buckets.add(new StoreStatus.LocalBuckets(RateLimitResult.FALLBACK, kept.count(), kept.maximum()));
+		}
+		String name = name();
+		return new StoreStatus(name, this.fallbackActive.get() ? RateLimitResult.FALLBACK : name,
+				this.breaker.state().name(), buckets);
 	}
 
 	private RateLimitResult decideLocally(List<Acquisition> acquisitions, RuntimeException failure,

@@ -10,31 +10,16 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 
 	private final RateLimitStore delegate;
 
-	private final String name;
-
 	private final RateLimitObserver observer;
 
 	/**
 	 * Wraps a store.
 	 * @param delegate the store
-	 * @param name its name in reports ({@code redis})
 	 * @param observer who is told
 	 */
-	public ObservedRateLimitStore(RateLimitStore delegate, String name, RateLimitObserver observer) {
+	public ObservedRateLimitStore(RateLimitStore delegate, RateLimitObserver observer) {
 		this.delegate = delegate;
-		this.name = name;
 		this.observer = observer;
-	}
-
-	@Override
-	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
-		try {
-			return this.delegate.tryAcquire(acquisitions);
-		}
-		catch (RuntimeException ex) {
-			this.observer.storeFailed(this.name, ex);
-			throw ex;
-		}
 	}
 
 	@Override
@@ -43,18 +28,18 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 			return this.delegate.tryAcquire(acquisitions, maxDelayMicros);
 		}
 		catch (RuntimeException ex) {
-			this.observer.storeFailed(this.name, ex);
+			this.observer.storeFailed(this.delegate.name(), ex);
 			throw ex;
 		}
 	}
 
 	@Override
-	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		try {
-			this.delegate.refund(acquisitions, timestampMicros);
+			this.delegate.refund(acquisitions, decided);
 		}
 		catch (RuntimeException ex) {
-			this.observer.storeFailed(this.name, ex);
+			this.observer.storeFailed(this.delegate.name(), ex);
 			throw ex;
 		}
 	}
@@ -65,7 +50,7 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 			return this.delegate.inspect(limit, identity);
 		}
 		catch (RuntimeException ex) {
-			this.observer.storeFailed(this.name, ex);
+			this.observer.storeFailed(this.delegate.name(), ex);
 			throw ex;
 		}
 	}
@@ -76,17 +61,19 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 			return this.delegate.reset(limit, identity);
 		}
 		catch (RuntimeException ex) {
-			this.observer.storeFailed(this.name, ex);
+			this.observer.storeFailed(this.delegate.name(), ex);
 			throw ex;
 		}
 	}
 
-	/**
-	 * The wrapped store.
-	 * @return the store
-	 */
-	public RateLimitStore getDelegate() {
-		return this.delegate;
+	@Override
+	public String name() {
+		return this.delegate.name();
+	}
+
+	@Override
+	public StoreStatus status() {
+		return this.delegate.status();
 	}
 
 }

@@ -9,36 +9,54 @@ import java.util.List;
 public interface RateLimitStore {
 
 	/**
-	 * Decides every acquisition together: either all of them are admitted and each
-	 * consumes its cost, or none consumes anything.
-	 * @param acquisitions acquisitions naming distinct buckets
-	 * @return one decision per acquisition, in order
-	 */
-	RateLimitResult tryAcquire(List<Acquisition> acquisitions);
-
-	/**
-	 * Decides every acquisition together, letting the bucket algorithms reserve a future
-	 * slot: a token or leaky bucket that would reject admits instead when the slot comes
-	 * within {@code maxDelayMicros}, consumes its cost now and reports the wait in
-	 * {@link RateLimitDecision#delayMicros()}, so that callers reserving one after another
-	 * are released one emission interval apart. Still all-or-nothing: a reservation is not
-	 * made when another limit rejects. The default reserves nothing (callers then retry
-	 * after the retry-after), which is also what the window algorithms do.
+	 * Decides every acquisition together, all-or-nothing: either every enforced limit
+	 * admits and each acquisition consumes its cost, or none consumes anything. The bucket
+	 * algorithms may reserve a future slot: a token or leaky bucket that would reject
+	 * admits instead when the slot comes within {@code maxDelayMicros}, consumes its cost
+	 * now and reports the wait in {@link RateLimitDecision#delayMicros()}, so that callers
+	 * reserving one after another are released one emission interval apart. The window
+	 * algorithms never reserve (callers retry after the retry-after).
 	 * @param acquisitions acquisitions naming distinct buckets
 	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return one decision per acquisition, in order, and the store that decided
+	 */
+	RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros);
+
+	/**
+	 * Decides every acquisition together without reserving future slots: the same as
+	 * {@code tryAcquire(acquisitions, 0)}.
+	 * @param acquisitions acquisitions naming distinct buckets
 	 * @return one decision per acquisition, in order
 	 */
-	default RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
-		return tryAcquire(acquisitions);
+	default RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		return tryAcquire(acquisitions, 0);
 	}
 
 	/**
 	 * Gives back what an earlier admitted {@link #tryAcquire} consumed, used when a later
 	 * stage of the same request is rejected.
 	 * @param acquisitions the acquisitions that were admitted
-	 * @param timestampMicros the {@link RateLimitResult#timestampMicros()} of that call
+	 * @param decided the result of that call: its time, and which store decided it
 	 */
-	void refund(List<Acquisition> acquisitions, long timestampMicros);
+	void refund(List<Acquisition> acquisitions, RateLimitResult decided);
+
+	/**
+	 * The store's name, as metrics, health and the actuator endpoint report it.
+	 * @return {@code memory}, {@code redis}, or the name of an application's store (by
+	 * default its class name)
+	 */
+	default String name() {
+		return getClass().getName();
+	}
+
+	/**
+	 * What the store says about itself now: which store decides, and what it keeps in
+	 * memory. Decorators answer for what they wrap.
+	 * @return the status
+	 */
+	default StoreStatus status() {
+		return StoreStatus.of(name());
+	}
 
 	/**
 	 * Reads the state of one bucket without consuming anything or creating it.

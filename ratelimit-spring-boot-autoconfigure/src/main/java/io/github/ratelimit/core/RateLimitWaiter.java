@@ -145,7 +145,7 @@ public final class RateLimitWaiter implements AutoCloseable {
 			this.sleeper.sleep(delay);
 		}
 		catch (InterruptedException ex) {
-			this.limiter.refund(acquisitions, result.timestampMicros(), result.store());
+			this.limiter.refund(acquisitions, result);
 			Thread.currentThread().interrupt();
 			throw interrupted(result, delay);
 		}
@@ -269,7 +269,7 @@ public final class RateLimitWaiter implements AutoCloseable {
 		/** Hands an admitted result to the caller, or gives it back if the caller is gone. */
 		private void complete(RateLimitResult result) {
 			if (!this.future.complete(result) && result.allowed()) {
-				RateLimitWaiter.this.limiter.refund(this.acquisitions, result.timestampMicros(), result.store());
+				RateLimitWaiter.this.limiter.refund(this.acquisitions, result);
 			}
 		}
 
@@ -281,7 +281,7 @@ public final class RateLimitWaiter implements AutoCloseable {
 		private void giveBack() {
 			RateLimitResult result = this.reserved.getAndSet(null);
 			if (result != null) {
-				RateLimitWaiter.this.limiter.refund(this.acquisitions, result.timestampMicros(), result.store());
+				RateLimitWaiter.this.limiter.refund(this.acquisitions, result);
 			}
 		}
 

@@ -82,32 +82,14 @@ public final class RateLimiter {
 	}
 
 	/**
-	 * Gives back what an admitted {@link #acquire} consumed.
-	 * @param acquisitions the acquisitions as passed to {@link #acquire}
-	 * @param timestampMicros the timestamp of that result
-	 */
-	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
-		if (!acquisitions.isEmpty()) {
-			this.store.refund(merge(acquisitions), timestampMicros);
-		}
-	}
-
-	/**
 	 * Gives back what an admitted {@link #acquire} consumed, to the store that decided it
 	 * (with a failover store, the remote store or its fallback).
 	 * @param acquisitions the acquisitions as passed to {@link #acquire}
-	 * @param timestampMicros the timestamp of that result
-	 * @param decidedBy the {@link RateLimitResult#store()} of that result
+	 * @param decided the result of that call
 	 */
-	public void refund(List<Acquisition> acquisitions, long timestampMicros, String decidedBy) {
-		if (acquisitions.isEmpty()) {
-			return;
-		}
-		if (this.store instanceof FailoverRateLimitStore failover) {
-			failover.refund(merge(acquisitions), timestampMicros, decidedBy);
-		}
-		else {
-			this.store.refund(merge(acquisitions), timestampMicros);
+	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+		if (!acquisitions.isEmpty()) {
+			this.store.refund(merge(acquisitions), decided);
 		}
 	}
 

@@ -19,6 +19,7 @@ import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.StoreStatus;
 
 /**
  * Buckets in a bounded Caffeine cache. Each bucket is locked on its own (no global lock,
@@ -74,11 +75,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
-		return tryAcquire(acquisitions, 0);
-	}
-
-	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		long now = this.clock.nowMicros();
 		if (acquisitions.size() == 1) {
@@ -108,7 +104,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+		long timestampMicros = decided.timestampMicros();
 		for (Acquisition acquisition : acquisitions) {
 			Bucket bucket = this.buckets.getIfPresent(acquisition.key());
 			if (bucket != null) {
@@ -139,6 +136,17 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public boolean reset(RateLimit limit, String identity) {
 		return this.buckets.asMap().remove(new BucketKey(limit.name(), identity)) != null;
+	}
+
+	@Override
+	public String name() {
+		return RateLimitResult.MEMORY;
+	}
+
+	@Override
+	public StoreStatus status() {
+		return new StoreStatus(RateLimitResult.MEMORY, RateLimitResult.MEMORY, null,
+				List.of(new StoreStatus.LocalBuckets(RateLimitResult.MEMORY, size(), this.maximumKeys)));
 	}
 
 	/**

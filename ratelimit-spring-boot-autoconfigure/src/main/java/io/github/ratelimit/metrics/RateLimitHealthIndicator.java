@@ -5,9 +5,8 @@ import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
-import io.github.ratelimit.core.FailoverRateLimitStore;
-import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.StoreStatus;
 
 /**
  * Health of the limiter's store. It stays {@code UP} while the limiter fails open (the
@@ -33,15 +32,16 @@ public final class RateLimitHealthIndicator extends AbstractHealthIndicator {
 	protected void doHealthCheck(Health.Builder builder) {
 		RateLimitStore current = this.store.get();
 		builder.up();
-		if (current instanceof FailoverRateLimitStore failover) {
-			boolean fallback = failover.isFallbackActive();
-			builder.withDetail("store", RateLimitResult.REDIS)
-				.withDetail("deciding", fallback ? RateLimitResult.FALLBACK : RateLimitResult.REDIS)
-				.withDetail("fallbackActive", fallback)
-				.withDetail("circuitBreaker", failover.getBreaker().state().name());
+		if (current == null) {
+			builder.withDetail("store", "none");
+			return;
 		}
-		else {
-			builder.withDetail("store", (current != null) ? current.getClass().getSimpleName() : "none");
+		StoreStatus status = current.status();
+		builder.withDetail("store", status.name())
+			.withDetail("deciding", status.deciding())
+			.withDetail("fallbackActive", status.fallbackActive());
+		if (status.circuitBreaker() != null) {
+			builder.withDetail("circuitBreaker", status.circuitBreaker());
 		}
 	}
 

@@ -10,14 +10,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
-import io.github.ratelimit.core.FailoverRateLimitStore;
-import io.github.ratelimit.core.ObservedRateLimitStore;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitObserver;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.core.StoreStatus;
 
 /**
  * Micrometer meters of the limiter:
@@ -60,12 +58,12 @@ public final class RateLimitMetrics implements RateLimitObserver {
 			.strongReference(true)
 			.register(registry);
 		for (String name : new String[] { RateLimitResult.MEMORY, RateLimitResult.FALLBACK }) {
-			Gauge.builder("ratelimit.buckets", store, (supplier) -> buckets(memoryStore(supplier.get(), name), false))
+			Gauge.builder("ratelimit.buckets", store, (supplier) -> buckets(supplier.get(), name, false))
 				.description("Buckets kept in memory")
 				.tag("store", name)
 				.strongReference(true)
 				.register(registry);
-			Gauge.builder("ratelimit.buckets.max", store, (supplier) -> buckets(memoryStore(supplier.get(), name), true))
+			Gauge.builder("ratelimit.buckets.max", store, (supplier) -> buckets(supplier.get(), name, true))
 				.description("Bound on the buckets kept in memory")
 				.tag("store", name)
 				.strongReference(true)
@@ -125,27 +123,20 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	}
 
 	private static boolean fallbackActive(RateLimitStore store) {
-		return store instanceof FailoverRateLimitStore failover && failover.isFallbackActive();
+		return store != null && store.status().fallbackActive();
 	}
 
-	/** The in-memory store playing the given role, if the configuration has one. */
-	private static InMemoryRateLimitStore memoryStore(RateLimitStore store, String role) {
-		if (store instanceof FailoverRateLimitStore failover) {
-			return RateLimitResult.FALLBACK.equals(role) ? asMemory(failover.getFallback()) : null;
-		}
-		return RateLimitResult.MEMORY.equals(role) ? asMemory(store) : null;
-	}
-
-	private static InMemoryRateLimitStore asMemory(RateLimitStore store) {
-		RateLimitStore unwrapped = (store instanceof ObservedRateLimitStore observed) ? observed.getDelegate() : store;
-		return (unwrapped instanceof InMemoryRateLimitStore memory) ? memory : null;
-	}
-
-	private static double buckets(InMemoryRateLimitStore store, boolean bound) {
+	/** Buckets kept in memory in the given role ({@code memory} or {@code fallback}), 0 when none. */
+	private static double buckets(RateLimitStore store, String role, boolean bound) {
 		if (store == null) {
 			return 0;
 		}
-		return bound ? store.maximumKeys() : store.size();
+		for (StoreStatus.LocalBuckets kept : store.status().buckets()) {
+			if (kept.store().equals(role)) {
+				return bound ? kept.maximum() : kept.count();
+			}
+		}
+		return 0;
 	}
 
 	private record RequestKey(String limit, String result, String store) {

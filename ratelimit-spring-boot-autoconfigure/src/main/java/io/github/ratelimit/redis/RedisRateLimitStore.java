@@ -113,11 +113,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
-		return tryAcquire(acquisitions, 0);
-	}
-
-	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		if (acquisitions.isEmpty()) {
 			// no script runs, so there is no Redis time to report (parsing "" would throw)
@@ -193,10 +188,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		for (List<Integer> group : groupBySlot(acquisitions).values()) {
-			run(acquisitions, group, Long.toString(timestampMicros), "refund", 0, null);
+			run(acquisitions, group, Long.toString(decided.timestampMicros()), "refund", 0, null);
 		}
+	}
+
+	@Override
+	public String name() {
+		return RateLimitResult.REDIS;
 	}
 
 	@Override

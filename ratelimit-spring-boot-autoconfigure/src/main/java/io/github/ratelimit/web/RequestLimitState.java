@@ -51,7 +51,7 @@ final class RequestLimitState {
 			// only what was taken can be given back: a shadow limit that rejected took nothing
 			for (int i = 0; i < acquisitions.size(); i++) {
 				if (result.decisions().get(i).allowed()) {
-					this.consumed.add(new Consumed(acquisitions.get(i), result.timestampMicros(), result.store(), first + i));
+					this.consumed.add(new Consumed(acquisitions.get(i), result, first + i));
 				}
 			}
 		}
@@ -60,7 +60,7 @@ final class RequestLimitState {
 	/** Gives back everything earlier stages consumed: a later stage rejected the request. */
 	void refundAll(RateLimiter limiter) {
 		for (Consumed taken : this.consumed) {
-			limiter.refund(List.of(taken.acquisition), taken.timestampMicros, taken.store);
+			limiter.refund(List.of(taken.acquisition), taken.result);
 			this.decisions.set(taken.decision, this.decisions.get(taken.decision).uncommitted(taken.acquisition.cost()));
 		}
 		this.consumed.clear();
@@ -80,7 +80,7 @@ final class RequestLimitState {
 		return !this.deferred.isEmpty();
 	}
 
-	private record Consumed(Acquisition acquisition, long timestampMicros, String store, int decision) {
+	private record Consumed(Acquisition acquisition, RateLimitResult result, int decision) {
 	}
 
 }

@@ -111,7 +111,7 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> {
 				FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
 				floodWithNewTenants(context.getBean(RequestIdentityResolver.class), store, 20_000);
-				assertThat(store.isFallbackActive()).isTrue();
+				assertThat(store.status().fallbackActive()).isTrue();
 				assertThat(store).extracting("fallback")
 					.asInstanceOf(InstanceOfAssertFactories.type(InMemoryRateLimitStore.class))
 					.satisfies((fallback) -> assertThat(fallback.size()).isBetween(1L, 500L));
@@ -326,12 +326,12 @@ class RateLimitAutoConfigurationTests {
 		final RateLimitStore store = new RateLimitStore() {
 
 			@Override
-			public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+			public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 				throw new UnsupportedOperationException();
 			}
 
 			@Override
-			public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+			public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 			}
 
 		};

@@ -45,7 +45,7 @@ class RateLimitStoreAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
 			assertThat(context).hasSingleBean(RateLimitStore.class);
 			assertThat(context.getBean(RateLimitStore.class)).isInstanceOfSatisfying(FailoverRateLimitStore.class,
-					(store) -> assertThat(store.getPrimary()).isInstanceOf(RedisRateLimitStore.class));
+					(store) -> assertThat(store.name()).isEqualTo("redis"));
 			assertThat(context).doesNotHaveBean(InMemoryRateLimitStore.class);
 		});
 	}
@@ -64,7 +64,7 @@ class RateLimitStoreAutoConfigurationTests {
 		withRedis().withPropertyValues("ratelimit.store=redis").run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitStore.class);
 			assertThat(context.getBean(RateLimitStore.class)).isInstanceOfSatisfying(FailoverRateLimitStore.class,
-					(store) -> assertThat(store.getPrimary()).isInstanceOf(RedisRateLimitStore.class));
+					(store) -> assertThat(store.name()).isEqualTo("redis"));
 		});
 	}
 
@@ -104,12 +104,11 @@ class RateLimitStoreAutoConfigurationTests {
 	void keyPrefixPropertyPrefixesTheKeysWrittenToRedis() {
 		RedisTestServer.shared().flushAll();
 		withRedis().withPropertyValues("ratelimit.redis.key-prefix=orders-service:").run((context) -> {
-			RedisRateLimitStore store = (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).getPrimary();
+			RateLimitStore store = context.getBean(RateLimitStore.class);
 			RateLimit limit = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
 			Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
 			assertThat(store.tryAcquire(List.of(acquisition)).allowed()).isTrue();
 			String key = "orders-service:{user:alice}:GET /api/orders/{id}";
-			assertThat(store.key(acquisition)).isEqualTo(key);
 			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 			assertThat(redis.keys("*")).containsExactly(key);
 			assertThat(redis.getExpire(key)).isPositive();

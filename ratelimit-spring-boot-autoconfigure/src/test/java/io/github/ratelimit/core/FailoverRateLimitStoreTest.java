@@ -56,7 +56,7 @@ class FailoverRateLimitStoreTest {
 			assertThat(result.decisions().get(0).limit()).isEqualTo(OPEN);
 		}
 		assertThat(this.primary.calls).hasValue(12);
-		assertThat(this.store.isFallbackActive()).isFalse();
+		assertThat(this.store.status().fallbackActive()).isFalse();
 		assertThat(this.warnings).isEmpty();
 		assertThat(this.infos).isEmpty();
 	}
@@ -72,7 +72,7 @@ class FailoverRateLimitStoreTest {
 			admitted += result.allowed() ? 1 : 0;
 		}
 		assertThat(admitted).isEqualTo(5);
-		assertThat(this.store.isFallbackActive()).isTrue();
+		assertThat(this.store.status().fallbackActive()).isTrue();
 	}
 
 	@Test
@@ -156,7 +156,7 @@ class FailoverRateLimitStoreTest {
 			this.store.tryAcquire(acquire(OPEN, "user-" + i));
 		}
 		assertThat(this.primary.calls).hasValue(THRESHOLD);
-		assertThat(this.store.getBreaker().state()).isEqualTo(CircuitBreaker.State.OPEN);
+		assertThat(this.store.status().circuitBreaker()).isEqualTo("OPEN");
 	}
 
 	@Test
@@ -171,7 +171,7 @@ class FailoverRateLimitStoreTest {
 		RateLimitResult probed = this.store.tryAcquire(acquire(OPEN, "alice"));
 		assertThat(this.primary.calls).hasValue(THRESHOLD + 1);
 		assertThat(probed.decisions().get(0).limit()).as("decided by the primary at the full quota").isEqualTo(OPEN);
-		assertThat(this.store.isFallbackActive()).isFalse();
+		assertThat(this.store.status().fallbackActive()).isFalse();
 		for (int i = 0; i < 5; i++) {
 			assertThat(this.store.tryAcquire(acquire(OPEN, "alice")).decisions().get(0).limit().capacity())
 				.isEqualTo(10);
@@ -231,7 +231,7 @@ class FailoverRateLimitStoreTest {
 	void logsTheRecoveryOnceWhenManyRequestsSucceedAtOnce() throws Exception {
 		this.primary.failing = true;
 		this.store.tryAcquire(acquire(OPEN, "alice"));
-		assertThat(this.store.isFallbackActive()).isTrue();
+		assertThat(this.store.status().fallbackActive()).isTrue();
 		this.primary.failing = false;
 		ExecutorService threads = Executors.newFixedThreadPool(8);
 		try {
@@ -254,7 +254,7 @@ class FailoverRateLimitStoreTest {
 			threads.shutdownNow();
 		}
 		assertThat(this.infos).containsExactly(RECOVERED);
-		assertThat(this.store.isFallbackActive()).isFalse();
+		assertThat(this.store.status().fallbackActive()).isFalse();
 	}
 
 	@Test
@@ -281,7 +281,7 @@ class FailoverRateLimitStoreTest {
 			assertThat(last.allowed()).isTrue();
 		}
 		assertThat(this.store.tryAcquire(one).allowed()).isFalse();
-		this.store.refund(one, last.timestampMicros());
+		this.store.refund(one, last);
 		assertThat(this.primary.refunds).isEmpty();
 		assertThat(this.store.tryAcquire(one).allowed()).as("the refunded unit").isTrue();
 		assertThat(this.store.tryAcquire(one).allowed()).isFalse();
@@ -291,7 +291,7 @@ class FailoverRateLimitStoreTest {
 	void refundsGoToThePrimaryWhileItDecides() {
 		List<Acquisition> one = acquire(OPEN, "alice");
 		RateLimitResult result = this.store.tryAcquire(one);
-		this.store.refund(one, result.timestampMicros());
+		this.store.refund(one, result);
 		assertThat(this.primary.refunds).containsExactly(one);
 	}
 
@@ -301,7 +301,7 @@ class FailoverRateLimitStoreTest {
 		RateLimitResult result = this.store.tryAcquire(one);
 		this.primary.failingRefunds = true;
 		for (int i = 0; i < 20; i++) {
-			this.store.refund(one, result.timestampMicros());
+			this.store.refund(one, result);
 		}
 		assertThat(this.warnings).hasSize(1);
 		assertThat(this.warnings.get(0)).startsWith("Rate limit store failed to refund");
@@ -329,7 +329,7 @@ class FailoverRateLimitStoreTest {
 		for (int i = 0; i < THRESHOLD; i++) {
 			this.store.tryAcquire(acquire(OPEN, "opener"));
 		}
-		assertThat(this.store.getBreaker().state()).isEqualTo(CircuitBreaker.State.OPEN);
+		assertThat(this.store.status().circuitBreaker()).isEqualTo("OPEN");
 	}
 
 	@Test
@@ -408,15 +408,6 @@ class FailoverRateLimitStoreTest {
 		}
 
 		@Override
-		public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
-			this.calls.incrementAndGet();
-			if (this.failing) {
-				throw new IllegalStateException("Redis is down");
-			}
-			return this.delegate.tryAcquire(acquisitions);
-		}
-
-		@Override
 		public BucketSnapshot inspect(RateLimit limit, String identity) {
 			if (this.failing) {
 				throw new IllegalStateException("Redis is down");
@@ -442,12 +433,12 @@ class FailoverRateLimitStoreTest {
 		}
 
 		@Override
-		public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 			if (this.failingRefunds) {
 				throw new IllegalStateException("Redis is down");
 			}
 			this.refunds.add(acquisitions);
-			this.delegate.refund(acquisitions, timestampMicros);
+			this.delegate.refund(acquisitions, decided);
 		}
 
 	}

@@ -34,7 +34,7 @@ class FailoverRefundAndShadowTest {
 
 	private final FailoverRateLimitStore store = new FailoverRateLimitStore(new RateLimitStore() {
 		@Override
-		public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+		public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 			if (FailoverRefundAndShadowTest.this.down.get()) {
 				throw new IllegalStateException("connection refused");
 			}
@@ -42,9 +42,9 @@ class FailoverRefundAndShadowTest {
 		}
 
 		@Override
-		public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+		public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 			FailoverRefundAndShadowTest.this.primaryRefunds.add(acquisitions.get(0).limit().name());
-			FailoverRefundAndShadowTest.this.primaryState.refund(acquisitions, timestampMicros);
+			FailoverRefundAndShadowTest.this.primaryState.refund(acquisitions, decided);
 		}
 	}, this.fallback, 0.5, new CircuitBreaker(1, 1_000_000_000L, this.ticker::get),
 			new ThrottledLog(1, this.ticker::get), new ThrottledLog(1, this.ticker::get), (message) -> {
@@ -62,7 +62,7 @@ class FailoverRefundAndShadowTest {
 		this.down.set(true);
 		assertThat(limiter.acquire(request).store()).isEqualTo(RateLimitResult.FALLBACK);
 		this.down.set(false);
-		limiter.refund(request, decidedRemotely.timestampMicros(), decidedRemotely.store());
+		limiter.refund(request, decidedRemotely);
 		assertThat(this.primaryRefunds).containsExactly("orders");
 		// the fallback keeps what it decided: 2 of its 2 places minus the one taken
 		assertThat(this.fallback.tryAcquire(List.of(new Acquisition(this.limit.scaledBy(0.5), "user:a", 1)))
@@ -78,7 +78,7 @@ class FailoverRefundAndShadowTest {
 		this.down.set(true);
 		RateLimitResult decidedLocally = limiter.acquire(request);
 		assertThat(decidedLocally.store()).isEqualTo(RateLimitResult.FALLBACK);
-		limiter.refund(request, decidedLocally.timestampMicros(), decidedLocally.store());
+		limiter.refund(request, decidedLocally);
 		assertThat(this.primaryRefunds).isEmpty();
 		assertThat(limiter.acquire(request).decisions().get(0).remaining()).isEqualTo(1);
 	}

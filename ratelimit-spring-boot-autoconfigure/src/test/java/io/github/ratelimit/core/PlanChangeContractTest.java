@@ -154,7 +154,7 @@ public abstract class PlanChangeContractTest {
 		List<Acquisition> pro = api.acquisitions(USER, "pro");
 		RateLimitResult admitted = this.store.tryAcquire(pro);
 		assertThat(admitted.decisions().get(0).remaining()).isEqualTo(939);
-		this.store.refund(pro, admitted.timestampMicros());
+		this.store.refund(pro, admitted);
 		assertThat(acquire(api, "pro").remaining()).isEqualTo(939);
 	}
 

@@ -243,7 +243,7 @@ public abstract class RateLimitStoreContractTest {
 		RateLimitResult result = this.store.tryAcquire(acquisitions);
 		assertThat(result.allowed()).isTrue();
 		at(T0 + 10);
-		this.store.refund(acquisitions, result.timestampMicros());
+		this.store.refund(acquisitions, result);
 		RateLimitDecision decision = acquire(first, 3);
 		assertThat(decision.allowed()).isTrue();
 		assertThat(decision.remaining()).isZero();
@@ -258,7 +258,7 @@ public abstract class RateLimitStoreContractTest {
 		acquireAll(one);
 		at(T0 + 5);
 		RateLimitResult second = acquireAll(one);
-		this.store.refund(List.of(one), second.timestampMicros());
+		this.store.refund(List.of(one), second);
 		RateLimitDecision decision = acquire(limit, 1);
 		assertThat(decision.allowed()).isTrue();
 		assertThat(decision.remaining()).isEqualTo(2);
@@ -482,7 +482,7 @@ public abstract class RateLimitStoreContractTest {
 		RateLimitResult second = this.store.tryAcquire(one, SECOND);
 		assertThat(second.delayMicros()).isEqualTo(100_000);
 		this.store.tryAcquire(one, SECOND);
-		this.store.refund(one, second.timestampMicros());
+		this.store.refund(one, second);
 		// the refund moved every later slot one interval earlier
 		assertThat(this.store.tryAcquire(one, SECOND).delayMicros()).isEqualTo(200_000);
 	}

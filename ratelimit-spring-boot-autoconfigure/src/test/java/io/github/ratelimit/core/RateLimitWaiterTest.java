@@ -235,8 +235,8 @@ class RateLimitWaiterTest {
 			}
 
 			@Override
-			public void refund(List<Acquisition> list, long timestampMicros) {
-				RateLimitWaiterTest.this.store.refund(list, timestampMicros);
+			public void refund(List<Acquisition> list, RateLimitResult decided) {
+				RateLimitWaiterTest.this.store.refund(list, decided);
 				refunded.countDown();
 			}
 

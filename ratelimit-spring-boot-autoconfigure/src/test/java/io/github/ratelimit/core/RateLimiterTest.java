@@ -37,7 +37,7 @@ class RateLimiterTest {
 	void refundGivesBackTheMergedCost() {
 		List<Acquisition> request = List.of(new Acquisition(this.shared, "u", 3), new Acquisition(this.shared, "u", 4));
 		RateLimitResult result = this.limiter.acquire(request);
-		this.limiter.refund(request, result.timestampMicros());
+		this.limiter.refund(request, result);
 		assertThat(this.limiter.acquire(List.of(new Acquisition(this.shared, "u", 10))).allowed()).isTrue();
 	}
 

@@ -22,18 +22,13 @@ public final class RecordingStore implements RateLimitStore {
 	}
 
 	@Override
-	public synchronized RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
-		return record(this.delegate.tryAcquire(acquisitions));
-	}
-
-	@Override
 	public synchronized RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		return record(this.delegate.tryAcquire(acquisitions, maxDelayMicros));
 	}
 
 	@Override
-	public synchronized void refund(List<Acquisition> acquisitions, long timestampMicros) {
-		this.delegate.refund(acquisitions, timestampMicros);
+	public synchronized void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+		this.delegate.refund(acquisitions, decided);
 	}
 
 	/**

@@ -29,12 +29,12 @@ class RateLimitHealthIndicatorTests {
 		MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
 		RateLimitStore dead = new RateLimitStore() {
 			@Override
-			public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+			public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 				throw new IllegalStateException("connection refused");
 			}
 
 			@Override
-			public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+			public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 			}
 		};
 		AtomicLong ticker = new AtomicLong();
@@ -59,7 +59,7 @@ class RateLimitHealthIndicatorTests {
 	@Test
 	void namesTheInMemoryStore() {
 		RateLimitHealthIndicator indicator = new RateLimitHealthIndicator(InMemoryRateLimitStore::new);
-		assertThat(indicator.health().getDetails()).containsEntry("store", "InMemoryRateLimitStore");
+		assertThat(indicator.health().getDetails()).containsEntry("store", "memory").containsEntry("deciding", "memory");
 	}
 
 }

@@ -102,7 +102,7 @@ class RateLimitMetricsTests {
 		RateLimitStore primaryMemory = new InMemoryRateLimitStore(this.clock, 1000);
 		RateLimitStore primary = new RateLimitStore() {
 			@Override
-			public RateLimitResult tryAcquire(List<Acquisition> acquisitions) {
+			public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 				if (down.get()) {
 					throw new IllegalStateException("connection refused");
 				}
@@ -110,14 +110,19 @@ class RateLimitMetricsTests {
 			}
 
 			@Override
-			public void refund(List<Acquisition> acquisitions, long timestampMicros) {
+			public String name() {
+				return RateLimitResult.REDIS;
+			}
+
+			@Override
+			public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 			}
 		};
 		AtomicLong ticker = new AtomicLong();
 		InMemoryRateLimitStore fallback = new InMemoryRateLimitStore(this.clock, 500);
 		RateLimitMetrics[] metrics = new RateLimitMetrics[1];
 		FailoverRateLimitStore store = new FailoverRateLimitStore(
-				new ObservedRateLimitStore(primary, RateLimitResult.REDIS, new io.github.ratelimit.core.RateLimitObserver() {
+				new ObservedRateLimitStore(primary, new io.github.ratelimit.core.RateLimitObserver() {
 					@Override
 					public void storeFailed(String name, Throwable failure) {
 						metrics[0].storeFailed(name, failure);

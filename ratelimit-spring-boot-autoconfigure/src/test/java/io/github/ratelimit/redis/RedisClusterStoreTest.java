@@ -236,7 +236,7 @@ class RedisClusterStoreTest extends RateLimitStoreContractTest {
 		RateLimitResult admitted = store().tryAcquire(request);
 		assertThat(admitted.allowed()).isTrue();
 		clock().advanceMicros(10);
-		store().refund(request, admitted.timestampMicros());
+		store().refund(request, admitted);
 		RateLimitResult whole = store().tryAcquire(
 				List.of(new Acquisition(perUser, USER, 3), new Acquisition(perIp, IP, 5)));
 		assertThat(whole.allowed()).isTrue();

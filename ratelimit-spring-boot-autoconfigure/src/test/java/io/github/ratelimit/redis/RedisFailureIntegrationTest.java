@@ -135,7 +135,7 @@ class RedisFailureIntegrationTest {
 					+ total + ": " + statuses);
 			assertThat(admittedByRedis).isBetween(1L, 20L);
 			assertThat(admittedByFallback).isEqualTo(10);
-			assertThat(store(app).isFallbackActive()).isTrue();
+			assertThat(store(app).status().fallbackActive()).isTrue();
 
 			// a limit first used while Redis is dead: exactly the reduced share
 			List<HttpResponse<String>> fresh = new ArrayList<>();
@@ -181,7 +181,7 @@ class RedisFailureIntegrationTest {
 			// enough failures to open the breaker: from now on only its probes reach Redis
 			await().atMost(Duration.ofSeconds(10))
 				.pollInterval(Duration.ofMillis(20))
-				.until(() -> quota(http.get("/open")) == 10 && store(app).getBreaker().state() == State.OPEN);
+				.until(() -> quota(http.get("/open")) == 10 && store(app).status().circuitBreaker().equals("OPEN"));
 
 			redis.restart();
 			long restartedAt = System.nanoTime();
@@ -364,7 +364,7 @@ class RedisFailureIntegrationTest {
 		}
 		await().atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(50))
-			.until(() -> quota(http.get("/warm-up")) == 1_000 && !store(app).isFallbackActive());
+			.until(() -> quota(http.get("/warm-up")) == 1_000 && !store(app).status().fallbackActive());
 	}
 
 	/** The master serving a key's slot: the others answer MOVED. */

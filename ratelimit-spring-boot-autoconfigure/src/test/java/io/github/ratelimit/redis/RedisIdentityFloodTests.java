@@ -135,7 +135,7 @@ class RedisIdentityFloodTests {
 				store.tryAcquire(List.of(new Acquisition(limit, acquisition.identity(), 2)));
 			}
 			else if (round % 10 == 5) {
-				store.refund(List.of(acquisition), result.timestampMicros());
+				store.refund(List.of(acquisition), result);
 			}
 		}
 		return null;

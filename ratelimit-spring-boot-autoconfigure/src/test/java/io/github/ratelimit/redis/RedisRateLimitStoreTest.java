@@ -70,7 +70,7 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		RateLimitResult result = store.tryAcquire(List.of());
 		assertThat(result.allowed()).isTrue();
 		assertThat(result.decisions()).isEmpty();
-		store.refund(List.of(), result.timestampMicros());
+		store.refund(List.of(), result);
 	}
 
 	@Test
@@ -144,7 +144,7 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		RateLimitResult admitted = store().tryAcquire(List.of(acquisition));
 		assertThat(admitted.allowed()).isTrue();
 		redis.delete(key + ":sum");
-		store().refund(List.of(acquisition), admitted.timestampMicros());
+		store().refund(List.of(acquisition), admitted);
 		assertThat(redis.keys("test:*")).allSatisfy((each) -> assertThat(redis.getExpire(each)).as(each).isPositive());
 		// the refund was given back: the whole capacity is there again
 		assertThat(store().tryAcquire(List.of(new Acquisition(limit, "user:bob", 2))).allowed()).isTrue();

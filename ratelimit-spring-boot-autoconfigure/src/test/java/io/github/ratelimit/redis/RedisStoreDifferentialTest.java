@@ -117,8 +117,8 @@ class RedisStoreDifferentialTest {
 				int index = admitted.size() - 1 - random.nextInt(Math.min(3, admitted.size()));
 				RateLimitResult result = admitted.remove(index);
 				List<Acquisition> acquisitions = admittedAcquisitions.remove(index);
-				memory.refund(acquisitions, result.timestampMicros());
-				redis.refund(acquisitions, result.timestampMicros());
+				memory.refund(acquisitions, result);
+				redis.refund(acquisitions, result);
 				history.append(" refund of the request at T0+").append(result.timestampMicros() - T0);
 				continue;
 			}

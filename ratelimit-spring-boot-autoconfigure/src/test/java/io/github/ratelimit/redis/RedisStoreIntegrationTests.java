@@ -78,11 +78,7 @@ class RedisStoreIntegrationTests {
 
 	@Test
 	void fourthRequestIsRejectedByTheBucketInRedis() {
-		assertThat(this.store).isInstanceOfSatisfying(io.github.ratelimit.core.FailoverRateLimitStore.class,
-				(failover) -> assertThat(failover.getPrimary()).satisfiesAnyOf(
-						(primary) -> assertThat(primary).isInstanceOf(RedisRateLimitStore.class),
-						(primary) -> assertThat(((io.github.ratelimit.core.ObservedRateLimitStore) primary).getDelegate())
-							.isInstanceOf(RedisRateLimitStore.class)));
+		assertThat(this.store.name()).isEqualTo("redis");
 		for (int i = 1; i <= 3; i++) {
 			HttpResponse<String> admitted = get("/r/" + i);
 			assertThat(admitted.statusCode()).isEqualTo(200);
