@@ -1,5 +1,7 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.pipeline.RateLimitedMethods;
+
 import java.lang.reflect.Method;
 import java.util.function.Supplier;
 

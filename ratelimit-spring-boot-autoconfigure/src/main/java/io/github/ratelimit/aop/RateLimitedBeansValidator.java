@@ -1,5 +1,9 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
+import io.github.ratelimit.pipeline.AnnotatedLimit;
+
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.function.Supplier;
@@ -23,19 +27,19 @@ public final class RateLimitedBeansValidator implements SmartInitializingSinglet
 
 	private final RateLimitedMethods methods;
 
-	private final Supplier<RateLimitedMethodInterceptor> interceptor;
+	private final Supplier<MethodLimits> limits;
 
 	/**
 	 * Creates a validator.
 	 * @param beanFactory the bean factory to scan
 	 * @param methods finds the annotations
-	 * @param interceptor resolves the limits
+	 * @param limits resolves the limits
 	 */
 	public RateLimitedBeansValidator(ConfigurableListableBeanFactory beanFactory, RateLimitedMethods methods,
-			Supplier<RateLimitedMethodInterceptor> interceptor) {
+			Supplier<MethodLimits> limits) {
 		this.beanFactory = beanFactory;
 		this.methods = methods;
-		this.interceptor = interceptor;
+		this.limits = limits;
 	}
 
 	@Override
@@ -60,7 +64,7 @@ public final class RateLimitedBeansValidator implements SmartInitializingSinglet
 		List<AnnotatedLimit> limits = this.methods.find(method, userClass);
 		for (AnnotatedLimit limit : limits) {
 			if (limit.name() != null || !controller) {
-				this.interceptor.get().definition(limit, limit.nameFor(null, method));
+				this.limits.get().definition(limit, limit.nameFor(null, method));
 			}
 		}
 	}

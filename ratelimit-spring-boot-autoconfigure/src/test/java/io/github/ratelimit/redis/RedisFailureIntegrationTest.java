@@ -48,7 +48,7 @@ import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.core.CircuitBreaker.State;
 import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.web.RateLimitResponseWriter;
+import io.github.ratelimit.pipeline.RateLimitResponses;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -156,7 +156,7 @@ class RedisFailureIntegrationTest {
 			assertThat(closed.headers().firstValue("Content-Type"))
 				.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
 			assertThat(closed.body())
-				.contains("\"type\":\"" + RateLimitResponseWriter.TEMPORARY_REDUCED_CAPACITY + "\"")
+				.contains("\"type\":\"" + RateLimitResponses.TEMPORARY_REDUCED_CAPACITY + "\"")
 				.contains("\"status\":503")
 				.contains("\"login\"");
 

@@ -1,22 +1,24 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-
-import jakarta.servlet.http.HttpServletResponse;
 
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.core.RateLimitDecision;
 
 /**
- * Writes rate limit headers and {@code 429} problem responses.
+ * Renders what a limited response says: the rate limit headers in the configured style,
+ * and the {@code 429} and {@code 503} problem responses. Web stacks write the result to
+ * their own response types.
  */
-public final class RateLimitResponseWriter {
+public final class RateLimitResponses {
 
 	/** Problem type of a rejection. */
 	public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
@@ -32,91 +34,76 @@ public final class RateLimitResponseWriter {
 	 * Creates a writer.
 	 * @param style the header style
 	 */
-	public RateLimitResponseWriter(HeaderStyle style) {
+	public RateLimitResponses(HeaderStyle style) {
 		this.style = style;
 	}
 
 	/**
-	 * Sets the rate limit headers for every decision made for the request so far.
-	 * @param response the response
-	 * @param decisions the decisions
+	 * The rate limit headers for every decision made for a request so far.
+	 * @param all the decisions
+	 * @param headers receives each header name and value
 	 */
-	public void writeHeaders(HttpServletResponse response, List<RateLimitDecision> all) {
+	public void headers(List<RateLimitDecision> all, BiConsumer<String, String> headers) {
 		List<RateLimitDecision> decisions = advertised(all);
-		if (decisions.isEmpty() || response.isCommitted()) {
+		if (decisions.isEmpty()) {
 			return;
 		}
 		switch (this.style) {
 			case IETF -> {
-				response.setHeader("RateLimit-Policy", joinDistinct(decisions, RateLimitResponseWriter::policyItem));
-				response.setHeader("RateLimit", joinDistinct(decisions, RateLimitResponseWriter::quotaItem));
+				headers.accept("RateLimit-Policy", joinDistinct(decisions, RateLimitResponses::policyItem));
+				headers.accept("RateLimit", joinDistinct(decisions, RateLimitResponses::quotaItem));
 			}
-			case DRAFT_06 -> writeSingle(response, "RateLimit-", mostRestrictive(decisions));
-			case X_RATELIMIT -> writeSingle(response, "X-RateLimit-", mostRestrictive(decisions));
+			case DRAFT_06 -> single(headers, "RateLimit-", mostRestrictive(decisions));
+			case X_RATELIMIT -> single(headers, "X-RateLimit-", mostRestrictive(decisions));
 			case NONE -> {
 			}
 		}
 	}
 
 	/**
-	 * Answers {@code 429 Too Many Requests} with {@code Retry-After}, the rate limit headers
+	 * The {@code 429 Too Many Requests} answer: {@code Retry-After}, the rate limit headers
 	 * and an {@code application/problem+json} body naming the violated limits.
-	 * @param response the response
 	 * @param decisions every decision made for the request, at least one rejected
-	 * @throws IOException when the body cannot be written
+	 * @return the response to write
 	 */
-	public void writeRejection(HttpServletResponse response, List<RateLimitDecision> decisions) throws IOException {
-		if (response.isCommitted()) {
-			return;
-		}
+	public ProblemResponse rejection(List<RateLimitDecision> decisions) {
 		List<RateLimitDecision> rejections = decisions.stream().filter(RateLimitDecision::rejects).toList();
 		long retryAfter = Math.max(1,
 				ceilSeconds(rejections.stream().mapToLong(RateLimitDecision::retryAfterMicros).max().orElse(0)));
 		List<String> violated = rejections.stream().map((d) -> d.limit().name()).distinct().toList();
-		response.resetBuffer();
-		writeHeaders(response, decisions);
+		Map<String, String> headers = new LinkedHashMap<>();
+		headers(decisions, headers::put);
 		String detail = "Rate limit exceeded for " + String.join(", ", violated) + "; retry after " + retryAfter
 				+ ((retryAfter == 1) ? " second." : " seconds.");
 		String body = "{\"type\":" + json(QUOTA_EXCEEDED) + ",\"title\":" + json(QUOTA_EXCEEDED_TITLE)
 				+ ",\"status\":429,\"detail\":" + json(detail) + ",\"violated-policies\":"
-				+ violated.stream().map(RateLimitResponseWriter::json).collect(Collectors.joining(",", "[", "]"))
+				+ violated.stream().map(RateLimitResponses::json).collect(Collectors.joining(",", "[", "]"))
 				+ "}";
-		writeProblem(response, 429, retryAfter, body);
+		return problem(429, retryAfter, headers, body);
 	}
 
 	/**
-	 * Answers {@code 503 Service Unavailable}: fail-closed limits could not be decided
+	 * The {@code 503 Service Unavailable} answer: fail-closed limits could not be decided
 	 * because their store is failing.
-	 * @param response the response
 	 * @param unavailable what could not be decided, and when to retry
-	 * @throws IOException when the body cannot be written
+	 * @return the response to write
 	 */
-	public void writeUnavailable(HttpServletResponse response, RateLimitUnavailableException unavailable)
-			throws IOException {
-		if (response.isCommitted()) {
-			return;
-		}
+	public ProblemResponse unavailable(RateLimitUnavailableException unavailable) {
 		long retryAfter = Math.max(1, ceilSeconds(unavailable.getRetryAfter().toNanos() / 1_000));
 		String detail = "Rate limits " + String.join(", ", unavailable.getLimits())
 				+ " cannot be checked right now; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
 		String body = "{\"type\":" + json(TEMPORARY_REDUCED_CAPACITY) + ",\"title\":" + json("Temporary reduced capacity")
 				+ ",\"status\":503,\"detail\":" + json(detail) + ",\"limits\":"
-				+ unavailable.getLimits().stream().map(RateLimitResponseWriter::json).collect(Collectors.joining(",", "[", "]"))
+				+ unavailable.getLimits().stream().map(RateLimitResponses::json).collect(Collectors.joining(",", "[", "]"))
 				+ "}";
-		writeProblem(response, 503, retryAfter, body);
+		return problem(503, retryAfter, new LinkedHashMap<>(), body);
 	}
 
-	private static void writeProblem(HttpServletResponse response, int status, long retryAfter, String body)
-			throws IOException {
-		response.setStatus(status);
-		response.setHeader("Retry-After", Long.toString(retryAfter));
-		response.setHeader("Cache-Control", "no-store");
-		response.setContentType("application/problem+json");
-		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-		response.setContentLength(bytes.length);
-		response.getOutputStream().write(bytes);
-		response.flushBuffer();
+	/** A problem response, never cacheable. */
+	private static ProblemResponse problem(int status, long retryAfter, Map<String, String> headers, String body) {
+		headers.put("Retry-After", Long.toString(retryAfter));
+		headers.put("Cache-Control", "no-store");
+		return new ProblemResponse(status, headers, body.getBytes(StandardCharsets.UTF_8));
 	}
 
 	/** The decisions to advertise: candidates are compared in metrics, never advertised. */
@@ -160,10 +147,10 @@ public final class RateLimitResponseWriter {
 				+ ceilSeconds(decision.resetMicros());
 	}
 
-	private static void writeSingle(HttpServletResponse response, String prefix, RateLimitDecision decision) {
-		response.setHeader(prefix + "Limit", Long.toString(decision.limit().capacity()));
-		response.setHeader(prefix + "Remaining", Long.toString(decision.remaining()));
-		response.setHeader(prefix + "Reset", Long.toString(ceilSeconds(decision.resetMicros())));
+	private static void single(BiConsumer<String, String> headers, String prefix, RateLimitDecision decision) {
+		headers.accept(prefix + "Limit", Long.toString(decision.limit().capacity()));
+		headers.accept(prefix + "Remaining", Long.toString(decision.remaining()));
+		headers.accept(prefix + "Reset", Long.toString(ceilSeconds(decision.resetMicros())));
 	}
 
 	/** A rejection if there is one, otherwise the decision with the least quota left. */

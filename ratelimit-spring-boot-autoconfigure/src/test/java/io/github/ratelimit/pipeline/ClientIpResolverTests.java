@@ -1,4 +1,4 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
 import java.util.List;
 import java.util.Random;
@@ -10,6 +10,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.mock.web.MockHttpServletRequest;
+
+import io.github.ratelimit.web.ServletRateLimitRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -26,14 +28,14 @@ class ClientIpResolverTests {
 
 	@Test
 	void usesRemoteAddressWithoutForwardingHeaders() {
-		assertThat(this.resolver.resolve(request("198.51.100.7"))).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("198.51.100.7")))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void ignoresForwardedForFromUntrustedPeer() {
 		MockHttpServletRequest request = request("203.0.113.9");
 		request.addHeader(XFF, "198.51.100.7");
-		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.9");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("203.0.113.9");
 	}
 
 	@Test
@@ -41,7 +43,7 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("203.0.113.9");
 		request.addHeader(FORWARDED, "for=198.51.100.7");
 		request.addHeader(XFF, "198.51.100.8");
-		assertThat(this.resolver.resolve(request)).isEqualTo("203.0.113.9");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("203.0.113.9");
 	}
 
 	@Test
@@ -49,21 +51,21 @@ class ClientIpResolverTests {
 		ClientIpResolver resolver = new ClientIpResolver(List.of(), 64);
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "198.51.100.7");
-		assertThat(resolver.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.1");
 	}
 
 	@Test
 	void takesForwardedForEntryAppendedByTrustedProxy() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "198.51.100.7");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void skipsSeveralTrustedHopsFromTheRight() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "198.51.100.7,10.0.0.3 ,  10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -71,19 +73,19 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("10.0.0.1");
 		// the client sent "X-Forwarded-For: 6.6.6.6, 10.0.0.9"; the proxy appended the real peer
 		request.addHeader(XFF, "6.6.6.6, 10.0.0.9, 198.51.100.7");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void usesLeftmostEntryWhenEveryHopIsTrusted() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "10.0.0.4, 10.0.0.3, 10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.4");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.4");
 	}
 
 	@Test
 	void usesTrustedPeerWhenItSendsNoForwardingHeader() {
-		assertThat(this.resolver.resolve(request("10.0.0.1"))).isEqualTo("10.0.0.1");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("10.0.0.1")))).isEqualTo("10.0.0.1");
 	}
 
 	@Test
@@ -92,17 +94,17 @@ class ClientIpResolverTests {
 		request.addHeader(XFF, "6.6.6.6");
 		request.addHeader(XFF, "198.51.100.7, 10.0.0.3");
 		request.addHeader(XFF, "10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void acceptsPortsInForwardedForEntries() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "6.6.6.6, 198.51.100.7:52311, [fd00::2]:443");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 		MockHttpServletRequest ipv6 = request("10.0.0.1");
 		ipv6.addHeader(XFF, "[2001:db8:1:2::7]:52311, 10.0.0.2");
-		assertThat(this.resolver.resolve(ipv6)).isEqualTo("2001:db8:1:2::/64");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(ipv6))).isEqualTo("2001:db8:1:2::/64");
 	}
 
 	@ParameterizedTest
@@ -114,14 +116,14 @@ class ClientIpResolverTests {
 	void stopsAtMalformedEntryAndUsesTheTrustedHopToItsRight(String malformed) {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "198.51.100.7, " + malformed + ", 10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.2");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.2");
 	}
 
 	@Test
 	void stopsAtMalformedEntryNextToThePeer() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "198.51.100.7, unknown");
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.1");
 	}
 
 	@Test
@@ -131,7 +133,7 @@ class ClientIpResolverTests {
 				List.of(IpRange.parse("10.0.0.0/8"), IpRange.parse("127.0.0.0/8"), IpRange.parse("::1")), 64);
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "198.51.100.7, localhost");
-		assertThat(resolver.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.1");
 	}
 
 	@Test
@@ -139,24 +141,24 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "6.6.6.6, 198.51.100.7, , 10.0.0.2,");
 		request.addHeader(XFF, "  ");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void survivesTenKilobyteGarbageHeader() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "x".repeat(10_240) + ", 10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.2");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.2");
 		MockHttpServletRequest commas = request("10.0.0.1");
 		commas.addHeader(XFF, ",".repeat(10_240));
-		assertThat(this.resolver.resolve(commas)).isEqualTo("10.0.0.1");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(commas))).isEqualTo("10.0.0.1");
 	}
 
 	@Test
 	void findsClientAtTheEndOfTenKilobyteHeader() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, "6.6.6.6, ".repeat(1_200) + "198.51.100.7, 10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -168,7 +170,7 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(XFF, header.toString());
 		// entries 39 down to 8 are examined, all trusted: the leftmost examined one wins
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.1.8");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.1.8");
 	}
 
 	@Test
@@ -179,7 +181,7 @@ class ClientIpResolverTests {
 			MockHttpServletRequest request = request("10.0.0.1");
 			request.addHeader((i % 2 == 0) ? XFF : FORWARDED, randomText(random, alphabet) + ", 10.0.0.2");
 			request.addHeader(XFF, randomText(random, alphabet));
-			assertThat(this.resolver.resolve(request)).matches("[0-9a-f.:/]{1,43}");
+			assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).matches("[0-9a-f.:/]{1,43}");
 		}
 	}
 
@@ -187,7 +189,7 @@ class ClientIpResolverTests {
 	void readsForParameterOfForwarded() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "for=6.6.6.6, for=198.51.100.7;proto=https;by=10.0.0.1");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -195,20 +197,20 @@ class ClientIpResolverTests {
 		ClientIpResolver resolver = new ClientIpResolver(List.of(IpRange.parse("10.0.0.0/8")), 128);
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "for=\"[2001:db8:cafe::17]:4711\";proto=https, for=\"10.0.0.2:8443\"");
-		assertThat(resolver.resolve(request)).isEqualTo("2001:db8:cafe::17");
+		assertThat(resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("2001:db8:cafe::17");
 		MockHttpServletRequest quotedIpv4 = request("10.0.0.1");
 		quotedIpv4.addHeader(FORWARDED, "for=\"198.51.100.7:47011\"");
-		assertThat(resolver.resolve(quotedIpv4)).isEqualTo("198.51.100.7");
+		assertThat(resolver.resolve(new ServletRateLimitRequest(quotedIpv4))).isEqualTo("198.51.100.7");
 		MockHttpServletRequest obfuscatedPort = request("10.0.0.1");
 		obfuscatedPort.addHeader(FORWARDED, "for=\"[2001:db8:cafe::17]:_p1\"");
-		assertThat(resolver.resolve(obfuscatedPort)).isEqualTo("2001:db8:cafe::17");
+		assertThat(resolver.resolve(new ServletRateLimitRequest(obfuscatedPort))).isEqualTo("2001:db8:cafe::17");
 	}
 
 	@Test
 	void readsForwardedParameterNamesCaseInsensitively() {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "For=198.51.100.7, proto=https;FOR=10.0.0.2 ; by=10.0.0.1");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -216,7 +218,7 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "for=6.6.6.6, for=198.51.100.7");
 		request.addHeader(FORWARDED, "for=10.0.0.2;proto=https");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -224,7 +226,7 @@ class ClientIpResolverTests {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "for=198.51.100.7");
 		request.addHeader(XFF, "198.51.100.8");
-		assertThat(this.resolver.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("198.51.100.7");
 	}
 
 	@ParameterizedTest
@@ -234,7 +236,7 @@ class ClientIpResolverTests {
 	void stopsAtForwardedElementWithoutUsableFor(String element) {
 		MockHttpServletRequest request = request("10.0.0.1");
 		request.addHeader(FORWARDED, "for=198.51.100.7, " + element + ", for=10.0.0.2");
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.2");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.2");
 	}
 
 	static Stream<String> garbageForwardedHeaders() {
@@ -252,7 +254,7 @@ class ClientIpResolverTests {
 		request.addHeader(FORWARDED, garbage);
 		request.addHeader(XFF, "198.51.100.9");
 		// Forwarded wins over X-Forwarded-For even when it is garbage: the walk stops at once
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.0.1");
 	}
 
 	@Test
@@ -263,14 +265,14 @@ class ClientIpResolverTests {
 			request.addHeader(FORWARDED, "for=10.0." + (i / 250) + "." + (i % 250));
 		}
 		// the 32 rightmost entries are all trusted: the leftmost of them is the client
-		assertThat(this.resolver.resolve(request)).isEqualTo("10.0.1.218");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("10.0.1.218");
 	}
 
 	@Test
 	void aggregatesIpv6ClientsToTheirSlash64() {
-		String first = this.resolver.resolve(request("2001:db8:1:2:aaaa::1"));
-		String second = this.resolver.resolve(request("2001:db8:1:2:bbbb:cccc:dddd:eeee"));
-		String neighbour = this.resolver.resolve(request("2001:db8:1:3::1"));
+		String first = this.resolver.resolve(new ServletRateLimitRequest(request("2001:db8:1:2:aaaa::1")));
+		String second = this.resolver.resolve(new ServletRateLimitRequest(request("2001:db8:1:2:bbbb:cccc:dddd:eeee")));
+		String neighbour = this.resolver.resolve(new ServletRateLimitRequest(request("2001:db8:1:3::1")));
 		assertThat(first).isEqualTo("2001:db8:1:2::/64").isEqualTo(second);
 		assertThat(neighbour).isEqualTo("2001:db8:1:3::/64");
 	}
@@ -278,44 +280,44 @@ class ClientIpResolverTests {
 	@Test
 	void aggregatesIpv6ToConfiguredPrefix() {
 		ClientIpResolver perSite = new ClientIpResolver(List.of(), 48);
-		assertThat(perSite.resolve(request("2001:db8:1:2::1"))).isEqualTo("2001:db8:1::/48");
-		assertThat(perSite.resolve(request("2001:db8:1:ffff::1"))).isEqualTo("2001:db8:1::/48");
-		assertThat(perSite.resolve(request("2001:db8:2::1"))).isEqualTo("2001:db8:2::/48");
+		assertThat(perSite.resolve(new ServletRateLimitRequest(request("2001:db8:1:2::1")))).isEqualTo("2001:db8:1::/48");
+		assertThat(perSite.resolve(new ServletRateLimitRequest(request("2001:db8:1:ffff::1")))).isEqualTo("2001:db8:1::/48");
+		assertThat(perSite.resolve(new ServletRateLimitRequest(request("2001:db8:2::1")))).isEqualTo("2001:db8:2::/48");
 		ClientIpResolver perAddress = new ClientIpResolver(List.of(), 128);
-		assertThat(perAddress.resolve(request("2001:0DB8:0:0:0:0:0:0001"))).isEqualTo("2001:db8::1");
-		assertThat(perAddress.resolve(request("2001:db8::2"))).isEqualTo("2001:db8::2");
+		assertThat(perAddress.resolve(new ServletRateLimitRequest(request("2001:0DB8:0:0:0:0:0:0001")))).isEqualTo("2001:db8::1");
+		assertThat(perAddress.resolve(new ServletRateLimitRequest(request("2001:db8::2")))).isEqualTo("2001:db8::2");
 	}
 
 	@Test
 	void aggregatesIpv6ClientFoundBehindProxy() {
 		MockHttpServletRequest request = request("fd00::1");
 		request.addHeader(FORWARDED, "for=\"[2001:db8:1:2::99]\", for=\"[fd00::2]\"");
-		assertThat(this.resolver.resolve(request)).isEqualTo("2001:db8:1:2::/64");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request))).isEqualTo("2001:db8:1:2::/64");
 	}
 
 	@Test
 	void treatsIpv4MappedIpv6AsIpv4() {
-		assertThat(this.resolver.resolve(request("::ffff:198.51.100.7"))).isEqualTo("198.51.100.7");
-		assertThat(this.resolver.resolve(request("0:0:0:0:0:ffff:c633:6407"))).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("::ffff:198.51.100.7")))).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("0:0:0:0:0:ffff:c633:6407")))).isEqualTo("198.51.100.7");
 		MockHttpServletRequest mappedProxy = request("::ffff:10.0.0.1");
 		mappedProxy.addHeader(XFF, "198.51.100.7, ::ffff:10.0.0.2");
-		assertThat(this.resolver.resolve(mappedProxy)).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(mappedProxy))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void normalisesContainerFormsOfRemoteAddress() {
-		assertThat(this.resolver.resolve(request("[2001:db8:1:2::1]"))).isEqualTo("2001:db8:1:2::/64");
-		assertThat(this.resolver.resolve(request("fe80::1%eth0"))).isEqualTo("fe80::/64");
-		assertThat(this.resolver.resolve(request("0:0:0:0:0:0:0:1"))).isEqualTo("::/64");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("[2001:db8:1:2::1]")))).isEqualTo("2001:db8:1:2::/64");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("fe80::1%eth0")))).isEqualTo("fe80::/64");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("0:0:0:0:0:0:0:1")))).isEqualTo("::/64");
 	}
 
 	@Test
 	void sanitisesUnparsableRemoteAddress() {
-		assertThat(this.resolver.resolve(request(null))).isEqualTo("unknown");
-		assertThat(this.resolver.resolve(request(""))).isEqualTo("unknown");
-		assertThat(this.resolver.resolve(request("<script>|$"))).isEqualTo("c");
-		assertThat(this.resolver.resolve(request("1.2.3.4|key:injection"))).isEqualTo("1.2.3.4e:ec");
-		assertThat(this.resolver.resolve(request("1".repeat(1_000)))).isEqualTo("1".repeat(45));
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request(null)))).isEqualTo("unknown");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("")))).isEqualTo("unknown");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("<script>|$")))).isEqualTo("c");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("1.2.3.4|key:injection")))).isEqualTo("1.2.3.4e:ec");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("1".repeat(1_000))))).isEqualTo("1".repeat(45));
 	}
 
 	@Test

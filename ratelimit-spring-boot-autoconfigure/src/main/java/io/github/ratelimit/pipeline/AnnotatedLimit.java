@@ -1,4 +1,4 @@
-package io.github.ratelimit.aop;
+package io.github.ratelimit.pipeline;
 
 import java.lang.reflect.Method;
 

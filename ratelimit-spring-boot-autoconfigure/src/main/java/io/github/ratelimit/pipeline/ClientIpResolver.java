@@ -1,17 +1,15 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.List;
 import java.util.Objects;
 
-import jakarta.servlet.http.HttpServletRequest;
+import io.github.ratelimit.RateLimitRequest;
 
 /**
  * Resolves the client IP address of a request for use in a rate limit key.
  * <p>
- * The peer address ({@link HttpServletRequest#getRemoteAddr()}) is the client unless it
+ * The peer address ({@link RateLimitRequest#remoteAddress()}) is the client unless it
  * lies in one of the trusted proxy ranges. Only then are forwarding headers believed:
  * RFC 7239 {@code Forwarded} when the request has one, otherwise
  * {@code X-Forwarded-For}. Their entries are walked from right to left, skipping trusted
@@ -68,8 +66,8 @@ public final class ClientIpResolver {
 	 * @return the normalised client address, or the sanitised remote address (or
 	 * {@code unknown}) when the container reports something that is not an IP literal
 	 */
-	public String resolve(HttpServletRequest request) {
-		String remoteAddr = request.getRemoteAddr();
+	public String resolve(RateLimitRequest request) {
+		String remoteAddr = request.remoteAddress();
 		byte[] peer = parseRemoteAddr(remoteAddr);
 		if (peer == null) {
 			return sanitize(remoteAddr);
@@ -77,7 +75,7 @@ public final class ClientIpResolver {
 		return format(isTrusted(peer) ? walk(request, peer) : peer);
 	}
 
-	private byte[] walk(HttpServletRequest request, byte[] peer) {
+	private byte[] walk(RateLimitRequest request, byte[] peer) {
 		List<String> forwarded = headerLines(request, FORWARDED);
 		boolean useForwarded = !forwarded.isEmpty();
 		List<String> lines = useForwarded ? forwarded : headerLines(request, X_FORWARDED_FOR);
@@ -132,13 +130,13 @@ public final class ClientIpResolver {
 	}
 
 	/** Header lines that are not blank, in the order received. */
-	private static List<String> headerLines(HttpServletRequest request, String name) {
-		Enumeration<String> values = request.getHeaders(name);
-		if (values == null) {
+	private static List<String> headerLines(RateLimitRequest request, String name) {
+		List<String> values = request.headers(name);
+		if (values == null || values.isEmpty()) {
 			return List.of();
 		}
-		List<String> lines = new ArrayList<>(2);
-		for (String value : Collections.list(values)) {
+		List<String> lines = new ArrayList<>(values.size());
+		for (String value : values) {
 			if (value != null && !trim(value).isEmpty()) {
 				lines.add(value);
 			}

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
 /**
  * Parses and formats IP address literals as raw bytes. Written by hand because

@@ -1,9 +1,7 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
 import java.util.ArrayList;
 import java.util.List;
-
-import jakarta.servlet.http.HttpServletRequest;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -11,36 +9,37 @@ import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimiter;
 
 /**
- * What the stages limiting one request (the filter before Spring Security, then the
+ * What the stages limiting one request (route limits before authentication, then the
  * handler) have decided so far: decisions for the headers, what was consumed so that a
- * later rejection can give it back, and route limits waiting for the principal.
+ * later rejection can give it back, and route limits waiting for the principal. A web
+ * stack keeps one per request, as a request or exchange attribute named
+ * {@link #ATTRIBUTE}. Stages of one request run one after another, never at once.
  */
-final class RequestLimitState {
+public final class RequestLimits {
 
-	private static final String ATTRIBUTE = RequestLimitState.class.getName();
+	/** Name of the request or exchange attribute holding the state. */
+	public static final String ATTRIBUTE = RequestLimits.class.getName();
 
-	private final List<RateLimitDecision> decisions = new ArrayList<>();
+	private final List<RateLimitDecision> decisions = new ArrayList<>(2);
 
-	private final List<Consumed> consumed = new ArrayList<>();
+	private final List<Consumed> consumed = new ArrayList<>(2);
 
 	private List<RouteLimit> deferred = List.of();
 
-	static RequestLimitState get(HttpServletRequest request) {
-		Object state = request.getAttribute(ATTRIBUTE);
-		return (state instanceof RequestLimitState existing) ? existing : null;
-	}
-
-	static RequestLimitState getOrCreate(HttpServletRequest request) {
-		RequestLimitState state = get(request);
-		if (state == null) {
-			state = new RequestLimitState();
-			request.setAttribute(ATTRIBUTE, state);
-		}
-		return state;
-	}
-
-	List<RateLimitDecision> decisions() {
+	/**
+	 * Every decision made for the request so far, in order.
+	 * @return the decisions
+	 */
+	public List<RateLimitDecision> decisions() {
 		return this.decisions;
+	}
+
+	/**
+	 * Whether route limits wait for the handler of the request.
+	 * @return whether some are deferred
+	 */
+	public boolean hasDeferred() {
+		return !this.deferred.isEmpty();
 	}
 
 	/** Records a stage's decisions and, when admitted, what it consumed. */
@@ -74,10 +73,6 @@ final class RequestLimitState {
 		List<RouteLimit> taken = this.deferred;
 		this.deferred = List.of();
 		return taken;
-	}
-
-	boolean hasDeferred() {
-		return !this.deferred.isEmpty();
 	}
 
 	private record Consumed(Acquisition acquisition, RateLimitResult result, int decision) {

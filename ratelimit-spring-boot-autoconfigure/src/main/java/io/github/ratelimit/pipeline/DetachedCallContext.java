@@ -1,4 +1,4 @@
-package io.github.ratelimit.aop;
+package io.github.ratelimit.pipeline;
 
 import java.lang.reflect.Method;
 import java.util.List;
@@ -26,10 +26,10 @@ public final class DetachedCallContext implements CallContext {
 	}
 
 	@Override
-	public String identity(List<KeySource> keyChain) {
+	public String identity(String limit, List<KeySource> keyChain) {
 		for (KeySource source : keyChain) {
 			if (source == KeySource.PRINCIPAL) {
-				String name = PrincipalNames.current(null);
+				String name = PrincipalNames.name(PrincipalNames.current(null));
 				if (name != null) {
 					return Identities.principal(name);
 				}

@@ -1,4 +1,4 @@
-package io.github.ratelimit.aop;
+package io.github.ratelimit.pipeline;
 
 import java.security.Principal;
 import java.util.List;
@@ -65,14 +65,14 @@ class AuthorityPlanResolverTests {
 		AnonymousAuthenticationToken anonymous = new AnonymousAuthenticationToken("key", "anonymous",
 				AuthorityUtils.createAuthorityList("ROLE_ANONYMOUS", "PLAN_pro"));
 		SecurityContextHolder.getContext().setAuthentication(anonymous);
-		assertThat(PrincipalNames.currentPrincipal(anonymous)).isNull();
+		assertThat(PrincipalNames.current(anonymous)).isNull();
 	}
 
 	@Test
 	void currentPrincipalIsTheAuthenticationOutsideWebRequests() {
 		UsernamePasswordAuthenticationToken authentication = user("grace", "PLAN_pro");
 		SecurityContextHolder.getContext().setAuthentication(authentication);
-		Principal current = PrincipalNames.currentPrincipal(null);
+		Principal current = PrincipalNames.current(null);
 		assertThat(current).isSameAs(authentication);
 		assertThat(this.resolver.resolve(current)).isEqualTo("pro");
 	}
@@ -82,7 +82,7 @@ class AuthorityPlanResolverTests {
 		TestingAuthenticationToken token = new TestingAuthenticationToken("heidi", "pw", List.of());
 		token.setAuthenticated(false);
 		SecurityContextHolder.getContext().setAuthentication(token);
-		assertThat(PrincipalNames.currentPrincipal(null)).isNull();
+		assertThat(PrincipalNames.current(null)).isNull();
 	}
 
 	@Test

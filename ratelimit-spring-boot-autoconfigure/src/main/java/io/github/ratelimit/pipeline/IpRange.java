@@ -1,4 +1,4 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
 import java.net.InetAddress;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.pipeline;
 
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +14,7 @@ import io.github.ratelimit.core.RateLimitDecision;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class RateLimitResponseWriterTests {
+class RateLimitResponsesTests {
 
 	private static final RateLimit ORDERS = new RateLimit("orders", Algorithm.FIXED_WINDOW, 10, 0,
 			Duration.ofMinutes(1));
@@ -24,12 +24,12 @@ class RateLimitResponseWriterTests {
 	private static final RateLimit CANDIDATE = new RateLimit("orders" + RateLimit.CANDIDATE_SUFFIX,
 			Algorithm.SLIDING_WINDOW_COUNTER, 20, 0, Duration.ofMinutes(1), FailMode.OPEN, true);
 
-	private final RateLimitResponseWriter writer = new RateLimitResponseWriter(HeaderStyle.IETF);
+	private final RateLimitResponses writer = new RateLimitResponses(HeaderStyle.IETF);
 
 	@Test
 	void advertisesOneDecisionAlone() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.writer.writeHeaders(response, List.of(allowed(ORDERS, 7, 30_000_000)));
+		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000)), response::setHeader);
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
 	}
@@ -37,8 +37,7 @@ class RateLimitResponseWriterTests {
 	@Test
 	void advertisesEveryLimitInOrderAndEachItemOnce() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.writer.writeHeaders(response,
-				List.of(allowed(ORDERS, 7, 30_000_000), allowed(BURST, 3, 400_000), allowed(ORDERS, 7, 30_000_000)));
+		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000), allowed(BURST, 3, 400_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60, \"burst\";q=5;w=1");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30, \"burst\";r=3;t=1");
 	}
@@ -46,7 +45,7 @@ class RateLimitResponseWriterTests {
 	@Test
 	void neverAdvertisesACandidate() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.writer.writeHeaders(response, List.of(allowed(CANDIDATE, 19, 1_000_000), allowed(ORDERS, 7, 30_000_000)));
+		this.writer.headers(List.of(allowed(CANDIDATE, 19, 1_000_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
 	}
@@ -54,7 +53,7 @@ class RateLimitResponseWriterTests {
 	@Test
 	void writesNoHeaderWhenOnlyCandidatesDecided() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.writer.writeHeaders(response, List.of(allowed(CANDIDATE, 19, 1_000_000)));
+		this.writer.headers(List.of(allowed(CANDIDATE, 19, 1_000_000)), response::setHeader);
 		assertThat(response.getHeaderNames()).isEmpty();
 	}
 

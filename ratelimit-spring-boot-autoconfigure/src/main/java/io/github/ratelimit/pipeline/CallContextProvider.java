@@ -1,4 +1,4 @@
-package io.github.ratelimit.aop;
+package io.github.ratelimit.pipeline;
 
 /**
  * Provides the {@link CallContext} of the current thread.

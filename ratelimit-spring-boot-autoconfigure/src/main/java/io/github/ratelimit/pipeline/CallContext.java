@@ -1,4 +1,4 @@
-package io.github.ratelimit.aop;
+package io.github.ratelimit.pipeline;
 
 import java.lang.reflect.Method;
 import java.security.Principal;
@@ -22,18 +22,20 @@ public interface CallContext {
 	String handlerRouteName(Method method);
 
 	/**
-	 * The identity for a key chain: the first source available wins.
+	 * The identity of the call for a limit: inside a web request the application's key
+	 * resolvers, then the key chain, where the first source available wins.
+	 * @param limit the limit name
 	 * @param keyChain the key sources in order
 	 * @return the identity, never {@code null}
 	 */
-	String identity(List<KeySource> keyChain);
+	String identity(String limit, List<KeySource> keyChain);
 
 	/**
 	 * The authenticated principal, from which the plan of the call is found.
 	 * @return the principal, or {@code null} when nobody is authenticated
 	 */
 	default Principal principal() {
-		return PrincipalNames.currentPrincipal(null);
+		return PrincipalNames.current(null);
 	}
 
 	/**
