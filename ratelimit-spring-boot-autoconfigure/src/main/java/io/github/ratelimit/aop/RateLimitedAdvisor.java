@@ -1,7 +1,5 @@
 package io.github.ratelimit.aop;
 
-import io.github.ratelimit.pipeline.RateLimitedMethods;
-
 import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
@@ -12,6 +10,8 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.util.function.SingletonSupplier;
+
+import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 /**
  * Applies {@link RateLimitedMethodInterceptor} to every method carrying (or whose type

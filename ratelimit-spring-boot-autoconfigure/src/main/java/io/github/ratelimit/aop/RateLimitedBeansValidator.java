@@ -1,20 +1,20 @@
 package io.github.ratelimit.aop;
 
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RateLimitedMethods;
-import io.github.ratelimit.pipeline.AnnotatedLimit;
-
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.function.Supplier;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+
+import io.github.ratelimit.pipeline.AnnotatedLimit;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 /**
  * Validates every {@code @RateLimited} method of every bean once the context is built, so

@@ -21,9 +21,9 @@ import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.pipeline.AnnotatedLimit;
 import io.github.ratelimit.pipeline.CallContext;
 import io.github.ratelimit.pipeline.CallContextProvider;
-import io.github.ratelimit.pipeline.AnnotatedLimit;
 import io.github.ratelimit.pipeline.MethodLimits;
 
 /**

@@ -23,8 +23,8 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
@@ -42,12 +42,12 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.pipeline.ClientIpResolver;
 import io.github.ratelimit.pipeline.HeaderStyle;
 import io.github.ratelimit.pipeline.IpRange;
-import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.pipeline.RateLimitResponses;
 import io.github.ratelimit.pipeline.RequestIdentityResolver;
 import io.github.ratelimit.pipeline.RequestLimits;
 import io.github.ratelimit.pipeline.RequestRateLimiter;
 import io.github.ratelimit.pipeline.Verdict;
+import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.ServletRateLimitRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -14,8 +14,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.mock.web.MockHttpServletRequest;
 
-import io.github.ratelimit.web.ServletRateLimitRequest;
-
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeyResolver;
 import io.github.ratelimit.KeySource;
@@ -23,6 +21,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.MutableClock;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.web.ServletRateLimitRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -49,6 +48,7 @@ import io.github.ratelimit.core.CircuitBreaker.State;
 import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.pipeline.RateLimitResponses;
+import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
