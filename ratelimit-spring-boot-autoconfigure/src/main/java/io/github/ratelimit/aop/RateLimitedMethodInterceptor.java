@@ -24,6 +24,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.pipeline.AnnotatedLimit;
 import io.github.ratelimit.pipeline.CallContext;
 import io.github.ratelimit.pipeline.CallContextProvider;
+import io.github.ratelimit.pipeline.DetachedCallContext;
 import io.github.ratelimit.pipeline.MethodLimits;
 
 /**
@@ -77,28 +78,19 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		if (this.contexts.limitsElsewhere(method)) {
+			return invocation.proceed();
+		}
+		if (ReactiveCalls.returnsPublisher(method)) {
+			// each subscription is one call, decided when it subscribes, for its subscriber's principal
+			return ReactiveCalls.limited(method, invocation, (principal) -> bind(limits, method,
+					invocation.getArguments(), DetachedCallContext.of(principal), null), this.limiter, this.waiter);
+		}
 		CallContext context = this.contexts.current();
 		String route = context.handlerRouteName(method);
-		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
-		Duration maxWait = Duration.ZERO;
-		String plan = null;
-		boolean planResolved = false;
-		for (AnnotatedLimit limit : limits) {
-			LimitDefinition definition = this.limits.definition(limit, limit.nameFor(route, method));
-			String identity = this.limits.identity(limit, definition, method, invocation.getArguments(), context);
-			if (!planResolved && !definition.plans().isEmpty()) {
-				plan = this.plans.resolve(context.principal());
-				planResolved = true;
-			}
-			acquisitions.addAll(definition.acquisitions(identity, plan));
-			// a handler waits only when its own annotation asks for it
-			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
-				maxWait = definition.maxWait();
-			}
-		}
-		if (route != null) {
-			acquisitions.addAll(context.takeDeferredAcquisitions());
-		}
+		Bound bound = bind(limits, method, invocation.getArguments(), context, route);
+		List<Acquisition> acquisitions = bound.acquisitions();
+		Duration maxWait = bound.maxWait();
 		if (!maxWait.isZero()) {
 			boolean handler = route != null;
 			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, acquisitions, maxWait, context, handler)
@@ -112,6 +104,40 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		context.allowed(acquisitions, result);
 		result.awaitDelay();
 		return invocation.proceed();
+	}
+
+	/** Binds every limit of a call to its identity and plan, with the longest wait they allow. */
+	private Bound bind(List<AnnotatedLimit> limits, Method method, Object[] args, CallContext context, String route) {
+		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		Duration maxWait = Duration.ZERO;
+		String plan = null;
+		boolean planResolved = false;
+		for (AnnotatedLimit limit : limits) {
+			LimitDefinition definition = this.limits.definition(limit, limit.nameFor(route, method));
+			String identity = this.limits.identity(limit, definition, method, args, context);
+			if (!planResolved && !definition.plans().isEmpty()) {
+				plan = this.plans.resolve(context.principal());
+				planResolved = true;
+			}
+			acquisitions.addAll(definition.acquisitions(identity, plan));
+			// a handler waits only when its own annotation asks for it
+			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
+				maxWait = definition.maxWait();
+			}
+		}
+		if (route != null) {
+			acquisitions.addAll(context.takeDeferredAcquisitions());
+		}
+		return new Bound(acquisitions, maxWait);
+	}
+
+	/**
+	 * The limits of one call bound to its identities.
+	 *
+	 * @param acquisitions the acquisitions
+	 * @param maxWait the longest wait for a permit
+	 */
+	record Bound(List<Acquisition> acquisitions, Duration maxWait) {
 	}
 
 	private Object invokeAfterWaiting(MethodInvocation invocation, List<Acquisition> acquisitions, Duration maxWait,

@@ -45,7 +45,8 @@ import io.github.ratelimit.pipeline.RateLimitedMethods;
 @Conditional(OnRateLimitEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,
-		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class, RateLimitEndpointConfiguration.class,
+		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class,
+		RateLimitReactiveConfiguration.class, RateLimitEndpointConfiguration.class,
 		RateLimitAutoConfiguration.NotWebApplication.class })
 public final class RateLimitAutoConfiguration {
 

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Decides the limits of one request together through a {@link RateLimitStore}. Limits
@@ -62,14 +64,37 @@ public final class RateLimiter {
 		return result;
 	}
 
+	/**
+	 * Decides like {@link #acquire(List, long)} without holding the calling thread while
+	 * the store works (see {@link RateLimitStore#tryAcquireAsync}).
+	 * @param acquisitions the acquisitions, possibly naming one bucket several times
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return the decisions, one per acquisition, in order
+	 */
+	public CompletionStage<RateLimitResult> acquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		if (acquisitions.isEmpty()) {
+			return CompletableFuture.completedFuture(new RateLimitResult(List.of(), 0));
+		}
+		long start = System.nanoTime();
+		List<Acquisition> merged = merge(acquisitions);
+		return this.store.tryAcquireAsync(merged, maxDelayMicros).thenApply((result) -> {
+			RateLimitResult unmerged = unmerge(acquisitions, merged, result);
+			this.observer.decided(unmerged, System.nanoTime() - start);
+			return unmerged;
+		});
+	}
+
 	private RateLimitResult decide(List<Acquisition> acquisitions, long maxDelayMicros) {
 		List<Acquisition> merged = merge(acquisitions);
+		return unmerge(acquisitions, merged, this.store.tryAcquire(merged, maxDelayMicros));
+	}
+
+	/** One decision per acquisition as asked, from the decisions of the merged buckets. */
+	private static RateLimitResult unmerge(List<Acquisition> acquisitions, List<Acquisition> merged,
+			RateLimitResult result) {
 		if (merged.size() == acquisitions.size()) {
-			return (maxDelayMicros > 0) ? this.store.tryAcquire(acquisitions, maxDelayMicros)
-					: this.store.tryAcquire(acquisitions);
+			return result;
 		}
-		RateLimitResult result = (maxDelayMicros > 0) ? this.store.tryAcquire(merged, maxDelayMicros)
-				: this.store.tryAcquire(merged);
 		Map<BucketKey, RateLimitDecision> byKey = new LinkedHashMap<>();
 		for (int i = 0; i < merged.size(); i++) {
 			byKey.put(merged.get(i).key(), result.decisions().get(i));

@@ -1,6 +1,7 @@
 package io.github.ratelimit.pipeline;
 
 import java.lang.reflect.Method;
+import java.security.Principal;
 import java.util.List;
 
 import io.github.ratelimit.KeySource;
@@ -14,10 +15,31 @@ import io.github.ratelimit.core.RateLimitResult;
  */
 public final class DetachedCallContext implements CallContext {
 
-	/** The shared instance. */
-	public static final DetachedCallContext INSTANCE = new DetachedCallContext();
+	/** The context whose principal is Spring Security's authentication on the calling thread. */
+	public static final DetachedCallContext INSTANCE = new DetachedCallContext(null, false);
 
-	private DetachedCallContext() {
+	private final Principal principal;
+
+	private final boolean known;
+
+	private DetachedCallContext(Principal principal, boolean known) {
+		this.principal = principal;
+		this.known = known;
+	}
+
+	@Override
+	public Principal principal() {
+		return this.known ? this.principal : PrincipalNames.current(null);
+	}
+
+	/**
+	 * The context of a call made for a known principal, such as a reactive call whose
+	 * principal comes from the subscriber's security context rather than from a thread.
+	 * @param principal the authenticated principal, or {@code null} for nobody
+	 * @return the context
+	 */
+	public static DetachedCallContext of(Principal principal) {
+		return new DetachedCallContext(PrincipalNames.authenticated(principal), true);
 	}
 
 	@Override
@@ -29,7 +51,7 @@ public final class DetachedCallContext implements CallContext {
 	public String identity(String limit, List<KeySource> keyChain) {
 		for (KeySource source : keyChain) {
 			if (source == KeySource.PRINCIPAL) {
-				String name = PrincipalNames.name(PrincipalNames.current(null));
+				String name = PrincipalNames.name(principal());
 				if (name != null) {
 					return Identities.principal(name);
 				}

@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 
 import io.github.ratelimit.RateLimited;
@@ -95,26 +96,42 @@ public final class MethodLimits {
 	 */
 	public String identity(AnnotatedLimit limit, LimitDefinition definition, Method method, Object[] args,
 			CallContext context) {
-		if (limit.keyExpression() != null) {
-			MethodBasedEvaluationContext evaluation = new MethodBasedEvaluationContext(null, method, args,
-					PARAMETER_NAMES);
-			if (!hasParameterNamed(method, "request")) {
-				evaluation.setVariable("request", context.request());
-			}
-			try {
-				Object value = limit.keyExpression().getValue(evaluation);
-				if (value != null && !value.toString().isEmpty()) {
-					return Identities.expression(value.toString());
-				}
-			}
-			catch (EvaluationException ex) {
-				if (this.failedExpressions.add(limit)) {
-					logger.warn("keyExpression of " + limit.origin() + " failed (" + ex.getMessage()
-							+ "); using the key chain " + definition.key() + " instead");
-				}
+		if (limit.keyExpression() == null) {
+			return context.identity(definition.limit().name(), definition.key());
+		}
+		MethodBasedEvaluationContext evaluation = new MethodBasedEvaluationContext(null, method, args, PARAMETER_NAMES);
+		if (!hasParameterNamed(method, "request")) {
+			evaluation.setVariable("request", context.request());
+		}
+		String identity = evaluate(limit, definition, evaluation);
+		return (identity != null) ? identity : context.identity(definition.limit().name(), definition.key());
+	}
+
+	/**
+	 * The identity a limit's key expression gives in an evaluation context.
+	 * @param limit the annotated limit
+	 * @param definition its definition
+	 * @param evaluation the variables the expression may read
+	 * @return the identity, or {@code null} when the limit has no key expression or it
+	 * gives no value (the key chain decides then)
+	 */
+	public String evaluate(AnnotatedLimit limit, LimitDefinition definition, EvaluationContext evaluation) {
+		if (limit.keyExpression() == null) {
+			return null;
+		}
+		try {
+			Object value = limit.keyExpression().getValue(evaluation);
+			if (value != null && !value.toString().isEmpty()) {
+				return Identities.expression(value.toString());
 			}
 		}
-		return context.identity(definition.limit().name(), definition.key());
+		catch (EvaluationException ex) {
+			if (this.failedExpressions.add(limit)) {
+				logger.warn("keyExpression of " + limit.origin() + " failed (" + ex.getMessage()
+						+ "); using the key chain " + definition.key() + " instead");
+			}
+		}
+		return null;
 	}
 
 	/** A method argument named like a variable wins over the variable. */

@@ -2,6 +2,11 @@ package io.github.ratelimit.pipeline;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 import org.springframework.http.server.PathContainer;
@@ -188,6 +193,56 @@ public final class RequestRateLimiter {
 			return new Verdict(unavailable(state, ex), 0);
 		}
 		return verdict(acquisitions, result, state);
+	}
+
+	/**
+	 * Decides one stage of a request without holding the calling thread, for event
+	 * loops; otherwise as {@link #decide}. With a wait, token and leaky buckets reserve a
+	 * slot up to {@code maxWaitMicros} ahead (the verdict's delay), and a stage the
+	 * window algorithms reject is tried again after its retry-after while that stays
+	 * within the wait, on a timer rather than a waiting thread.
+	 * @param acquisitions the acquisitions of this stage
+	 * @param state the request's state
+	 * @param maxWaitMicros longest wait for a permit; 0 never waits
+	 * @return the verdict
+	 */
+	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros) {
+		long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(maxWaitMicros);
+		return attempt(acquisitions, state, maxWaitMicros, deadline);
+	}
+
+	private CompletionStage<Verdict> attempt(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, long deadline) {
+		long left = (maxWaitMicros > 0) ? Math.max(0, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime())) : 0;
+		return this.limiter.acquireAsync(acquisitions, left).handle((result, failure) -> {
+			if (failure != null) {
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				if (cause instanceof RateLimitUnavailableException unavailable) {
+					return CompletableFuture.completedFuture(new Verdict(unavailable(state, unavailable), 0));
+				}
+				return CompletableFuture.<Verdict>failedFuture(cause);
+			}
+			long retryAfter = retryAfterMicros(result);
+			if (!result.allowed() && retryAfter > 0 && retryAfter <= left) {
+				// rejected stages consume nothing: try again once the quota is back
+				Executor timer = CompletableFuture.delayedExecutor(retryAfter, TimeUnit.MICROSECONDS);
+				return CompletableFuture.supplyAsync(() -> null, timer)
+					.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
+			}
+			return CompletableFuture.completedFuture(verdict(acquisitions, result, state));
+		}).thenCompose((next) -> next);
+	}
+
+	private static long retryAfterMicros(RateLimitResult result) {
+		long retryAfter = 0;
+		for (RateLimitDecision decision : result.decisions()) {
+			if (decision.rejects()) {
+				retryAfter = Math.max(retryAfter, decision.retryAfterMicros());
+			}
+		}
+		return retryAfter;
 	}
 
 	/**

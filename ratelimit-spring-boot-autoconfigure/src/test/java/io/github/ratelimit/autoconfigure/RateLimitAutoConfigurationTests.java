@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -49,6 +50,9 @@ import io.github.ratelimit.pipeline.RequestRateLimiter;
 import io.github.ratelimit.pipeline.Verdict;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.ServletRateLimitRequest;
+import io.github.ratelimit.webflux.RateLimitHandlerWebFilter;
+import io.github.ratelimit.webflux.RateLimitWebFilter;
+import io.github.ratelimit.webflux.ReactiveHandlerLimits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -63,6 +67,23 @@ class RateLimitAutoConfigurationTests {
 
 	private final WebApplicationContextRunner webContextRunner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	@Test
+	void reactiveWebApplicationGetsTheReactiveFrontEndAndNoServletOne() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withPropertyValues("ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=5")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(RequestRateLimiter.class);
+				assertThat(context).hasSingleBean(RateLimitWebFilter.class);
+				assertThat(context).hasSingleBean(RateLimitHandlerWebFilter.class);
+				assertThat(context).hasSingleBean(ReactiveHandlerLimits.class);
+				assertThat(context).doesNotHaveBean(RateLimitFilter.class);
+				assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
+				assertThat(context.getBean(RateLimitWebFilter.class).getOrder()).isEqualTo(RateLimitWebFilter.DEFAULT_ORDER);
+			});
+	}
 
 	@Test
 	void backsOffWhenDisabled() {
