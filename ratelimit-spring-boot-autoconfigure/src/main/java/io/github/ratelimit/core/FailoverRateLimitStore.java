@@ -186,6 +186,16 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		return this.primary.reset(limit, identity) || local;
 	}
 
+	/**
+	 * Forgets every bucket in both stores, the fallback's first, as {@link #reset} does for
+	 * one bucket.
+	 */
+	@Override
+	public void resetAll() {
+		this.fallback.resetAll();
+		this.primary.resetAll();
+	}
+
 	/** The remote store's name: the fallback only stands in for it. */
 	@Override
 	public String name() {

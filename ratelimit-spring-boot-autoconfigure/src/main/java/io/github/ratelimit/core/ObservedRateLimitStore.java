@@ -85,6 +85,17 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public void resetAll() {
+		try {
+			this.delegate.resetAll();
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.delegate.name(), ex);
+			throw ex;
+		}
+	}
+
+	@Override
 	public String name() {
 		return this.delegate.name();
 	}

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import java.util.List;
+
 /**
  * Sees what the limiter decides and how its stores behave; metrics are one observer.
  * Observers must be fast and must not throw: they run on the request's thread.
@@ -16,6 +18,20 @@ public interface RateLimitObserver {
 	 * @param nanos how long the store took to decide
 	 */
 	default void decided(RateLimitResult result, long nanos) {
+	}
+
+	/**
+	 * Called after the limits of one request (or one stage of it) were decided, with what
+	 * was asked: the decision at each index of {@code result} answers the acquisition at
+	 * the same index, which names the bucket (limit and identity) and the cost. The
+	 * limiter calls this method; by default it calls {@link #decided(RateLimitResult, long)},
+	 * which is all that observers that never look at identities (metrics) implement.
+	 * @param acquisitions the acquisitions decided, one per decision
+	 * @param result the decisions, with the store that made them
+	 * @param nanos how long the store took to decide
+	 */
+	default void decided(List<Acquisition> acquisitions, RateLimitResult result, long nanos) {
+		decided(result, nanos);
 	}
 
 	/**

@@ -100,6 +100,17 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Forgets every bucket the store holds, so that every identity's next request finds a
+	 * whole quota: what a test does between two tests. A remote store looks its keys up
+	 * with a command that holds the server for a time proportional to the keys it has
+	 * (Redis {@code KEYS}), so this is no operation for a production server.
+	 * @throws UnsupportedOperationException when the store cannot forget its buckets
+	 */
+	default void resetAll() {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset all buckets");
+	}
+
+	/**
 	 * Checks that acquisitions name distinct buckets.
 	 * @param acquisitions the acquisitions
 	 * @throws IllegalArgumentException when two name the same bucket

@@ -60,7 +60,7 @@ public final class RateLimiter {
 		}
 		long start = System.nanoTime();
 		RateLimitResult result = decide(acquisitions, maxDelayMicros);
-		this.observer.decided(result, System.nanoTime() - start);
+		this.observer.decided(acquisitions, result, System.nanoTime() - start);
 		return result;
 	}
 
@@ -79,7 +79,7 @@ public final class RateLimiter {
 		List<Acquisition> merged = merge(acquisitions);
 		return this.store.tryAcquireAsync(merged, maxDelayMicros).thenApply((result) -> {
 			RateLimitResult unmerged = unmerge(acquisitions, merged, result);
-			this.observer.decided(unmerged, System.nanoTime() - start);
+			this.observer.decided(acquisitions, unmerged, System.nanoTime() - start);
 			return unmerged;
 		});
 	}

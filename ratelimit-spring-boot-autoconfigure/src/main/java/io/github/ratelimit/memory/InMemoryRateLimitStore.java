@@ -139,6 +139,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public void resetAll() {
+		this.buckets.invalidateAll();
+	}
+
+	@Override
 	public String name() {
 		return RateLimitResult.MEMORY;
 	}

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -221,6 +222,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		String key = key(limit, identity);
 		Long deleted = this.template.delete(List.of(key, key + ":sum"));
 		return deleted != null && deleted > 0;
+	}
+
+	/**
+	 * Deletes every key under this store's prefix, found with {@code KEYS} (on every
+	 * master of a Cluster): meant for tests, since {@code KEYS} holds the server while it
+	 * looks through all its keys.
+	 */
+	@Override
+	public void resetAll() {
+		// the prefix matched literally: glob characters in it escaped
+		Set<String> keys = this.template.keys(this.keyPrefix.replaceAll("[*?\\[\\]\\\\]", "\\\\$0") + "*");
+		if (keys != null && !keys.isEmpty()) {
+			this.template.delete(keys);
+		}
 	}
 
 	/**

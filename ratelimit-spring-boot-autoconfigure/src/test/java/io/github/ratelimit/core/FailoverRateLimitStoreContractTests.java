@@ -93,6 +93,10 @@ class FailoverRateLimitStoreContractTests {
 		}
 
 		@Override
+		public void resetAll() {
+		}
+
+		@Override
 		public String name() {
 			return "dead";
 		}

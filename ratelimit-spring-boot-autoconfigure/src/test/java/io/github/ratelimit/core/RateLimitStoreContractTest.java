@@ -416,6 +416,28 @@ public abstract class RateLimitStoreContractTest {
 	}
 
 	@Test
+	void resetAllForgetsEveryBucketOfEveryLimit() {
+		RateLimit orders = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RateLimit search = RateLimit.of("search", Algorithm.SLIDING_WINDOW_LOG, 2, Duration.ofMinutes(1));
+		RateLimit tokens = RateLimit.of("tokens", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
+		List<Acquisition> everything = List.of(new Acquisition(orders, "alice", 1), new Acquisition(search, "alice", 2),
+				new Acquisition(tokens, "alice", 1), new Acquisition(orders, "bob", 1), new Acquisition(tokens, "bob", 1));
+		assertThat(this.store.tryAcquire(everything).allowed()).isTrue();
+		assertThat(this.store.tryAcquire(everything).allowed()).as("every bucket is used up").isFalse();
+		this.store.resetAll();
+		for (Acquisition acquisition : everything) {
+			assertThat(this.store.inspect(acquisition.limit(), acquisition.identity()).exists())
+				.as("bucket %s", acquisition.key())
+				.isFalse();
+		}
+		assertThat(this.store.tryAcquire(everything).allowed()).as("every quota is whole again").isTrue();
+		this.store.resetAll();
+		this.store.resetAll();
+		assertThat(this.store.tryAcquire(everything).allowed()).as("resetting an empty store changes nothing")
+			.isTrue();
+	}
+
+	@Test
 	void tokenBucketReservesSlotsOneIntervalApartUpToTheLongestWait() {
 		// one token, one every 100ms; callers may wait up to 350ms for theirs
 		RateLimit limit = new RateLimit("reserve", Algorithm.TOKEN_BUCKET, 1, 10, Duration.ofSeconds(1));

@@ -157,4 +157,20 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		assertThat(key).isEqualTo("test:{x%7D%7Bevil}:tag");
 	}
 
+	@Test
+	void resetAllDeletesOnlyTheKeysUnderItsPrefix() {
+		RateLimit limit = RateLimit.of("prefixed", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
+		RedisRateLimitStore globby = new RedisRateLimitStore(connectionFactory, "te[s]t*:", clock());
+		Acquisition acquisition = new Acquisition(limit, "user:carol", 1);
+		assertThat(store().tryAcquire(List.of(acquisition)).allowed()).isTrue();
+		assertThat(globby.tryAcquire(List.of(acquisition)).allowed()).isTrue();
+		redis.opsForValue().set("test-other", "kept");
+		globby.resetAll();
+		assertThat(redis.keys("te\\[s]t\\*:*")).as("the glob characters of the prefix match literally").isEmpty();
+		assertThat(redis.keys("test:*")).hasSize(1);
+		store().resetAll();
+		assertThat(redis.keys("test:*")).isEmpty();
+		assertThat(redis.opsForValue().get("test-other")).isEqualTo("kept");
+	}
+
 }
