@@ -371,7 +371,7 @@ class SampleApplicationTests {
 	}
 
 	private static double refunds(String scrape, String limit) {
-		return sample(scrape, "ratelimit_refunds_total{limit=\"" + limit + "\"} ");
+		return sample(scrape, "ratelimit_refunds_total{limit=\"" + limit + "\",store=\"memory\"} ");
 	}
 
 	private static double sample(String scrape, String prefix) {
