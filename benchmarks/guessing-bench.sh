@@ -66,23 +66,24 @@ echo "# alice signs in: $(curl -s -o /dev/null -w '%{http_code}' -u alice:alice-
 
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "# $(java -version 2>&1 | head -1), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), JAVA_OPTS=$JAVA_OPTS"
-echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency -s $SCRIPT $URL$ENDPOINT, warm-up $WARMUP"
+echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --timeout 10s --latency -s $SCRIPT $URL$ENDPOINT, warm-up $WARMUP"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$SCRIPT" "$URL$ENDPOINT" > /dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" --timeout 10s -s "$SCRIPT" "$URL$ENDPOINT" > /dev/null
 
 # user + system CPU time of a process, in clock ticks
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 TICKS=$(getconf CLK_TCK)
 
-echo "| run | requests/s | p50 | p99 | answers | app CPU (cores) | app CPU µs/request |"
-echo "|---|---|---|---|---|---|---|"
+echo "| run | requests/s | p50 | p99 | answers | timeouts | app CPU (cores) | app CPU µs/request |"
+echo "|---|---|---|---|---|---|---|---|"
 for run in flat-out "paced ${PACE_MS} ms"; do
   pace=0
   [[ $run == flat-out ]] || pace=$PACE_MS
   before=$(cpu_ticks "$APP")
   start=$(date +%s%N)
-  out=$(WRK_PACE_MS=$pace wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$SCRIPT" "$URL$ENDPOINT")
+  out=$(WRK_PACE_MS=$pace wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --timeout 10s --latency -s "$SCRIPT" \
+    "$URL$ENDPOINT")
   end=$(date +%s%N)
   after=$(cpu_ticks "$APP")
   requests=$(awk '/requests in/ { print $1 }' <<< "$out")
@@ -90,8 +91,10 @@ for run in flat-out "paced ${PACE_MS} ms"; do
   p50=$(awk '$1 == "50%" { print $2 }' <<< "$out")
   p99=$(awk '$1 == "99%" { print $2 }' <<< "$out")
   answers=$(awk '$1 == "status" { printf "%s%s × %s", sep, $3, $2; sep = ", " }' <<< "$out")
+  # requests still unanswered after wrk's timeout, which wrk counts apart from the answers
+  timeouts=$(awk '/Socket errors/ { for (i = 1; i < NF; i++) if ($i == "timeout") print $(i + 1) }' <<< "$out")
   cores=$(awk -v t=$((after - before)) -v hz="$TICKS" -v ns=$((end - start)) 'BEGIN { printf "%.2f", t / hz / (ns / 1e9) }')
   per=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }')
-  echo "| $run | $rps | $p50 | $p99 | $answers | $cores | $per |"
+  echo "| $run | $rps | $p50 | $p99 | $answers | ${timeouts:-0} | $cores | $per |"
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
