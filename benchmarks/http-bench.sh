@@ -62,8 +62,8 @@ redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --d
   --logfile "$WORK/redis.log" &
 PIDS+=($!)
 
-# The sample's route, replaced whole (a list is bound from one property source), with a
-# capacity no benchmark reaches.
+# The sample's routes, replaced whole by this one (a list is bound from one property
+# source, so its per-ip route on /** is left out too), with a capacity no benchmark reaches.
 ROUTE=(--ratelimit.routes[0].path=/api/search/** --ratelimit.routes[0].methods=GET
   --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
   --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)
