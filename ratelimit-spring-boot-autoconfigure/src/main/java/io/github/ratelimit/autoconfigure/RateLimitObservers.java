@@ -37,6 +37,11 @@ final class RateLimitObservers {
 			}
 
 			@Override
+			public void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
+				observers.forEach((observer) -> observer.refunded(acquisitions, decided));
+			}
+
+			@Override
 			public void storeFailed(String store, Throwable failure) {
 				observers.forEach((observer) -> observer.storeFailed(store, failure));
 			}

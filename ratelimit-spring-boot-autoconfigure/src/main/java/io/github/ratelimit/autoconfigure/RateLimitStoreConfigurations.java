@@ -48,8 +48,10 @@ final class RateLimitStoreConfigurations {
 			// before the constructors below reject a value without naming its property
 			RateLimitPropertiesMapper.validateGeneral(properties);
 			RateLimitProperties.Redis redis = properties.getRedis();
-			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
-					redis.getTimeout());
+			// Redis decides at its own TIME unless the application (a test) brought its own clock
+			RateLimitClock redisClock = RateLimitClock.isSystem(rateLimitClock) ? null : rateLimitClock;
+			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(),
+					redisClock, redis.getTimeout());
 			// in the background: a hung Redis must not hold up the application's startup
 			Thread preload = new Thread(() -> {
 				try {

@@ -35,6 +35,16 @@ public interface RateLimitObserver {
 	}
 
 	/**
+	 * Called when what admitted decisions charged is given back: a later stage of the
+	 * same request rejected it, or a caller waiting for its slot is gone. Those decisions
+	 * were reported to {@link #decided(List, RateLimitResult, long)} as admitted when they were made.
+	 * @param acquisitions the acquisitions whose cost is given back, one per decision
+	 * @param decided the result that admitted them, with the store that decided
+	 */
+	default void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
+	}
+
+	/**
 	 * Called when a call to a store failed or timed out (the fallback then decides).
 	 * @param store the store name ({@code redis})
 	 * @param failure the failure

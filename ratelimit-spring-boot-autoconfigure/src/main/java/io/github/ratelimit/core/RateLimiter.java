@@ -108,13 +108,14 @@ public final class RateLimiter {
 
 	/**
 	 * Gives back what an admitted {@link #acquire} consumed, to the store that decided it
-	 * (with a failover store, the remote store or its fallback).
+	 * (with a failover store, the remote store or its fallback), and tells the observer.
 	 * @param acquisitions the acquisitions as passed to {@link #acquire}
 	 * @param decided the result of that call
 	 */
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		if (!acquisitions.isEmpty()) {
 			this.store.refund(merge(acquisitions), decided);
+			this.observer.refunded(acquisitions, decided);
 		}
 	}
 

@@ -2,59 +2,40 @@ package io.github.ratelimit.e2e;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.blockhound.BlockHound;
-import reactor.blockhound.BlockingOperationError;
-import reactor.core.scheduler.ReactorBlockHoundIntegration;
 
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The reactive front end, over HTTP on a real Netty server with reactive Spring Security,
- * with BlockHound watching the server's event loops: any blocking call made while a
- * request is limited fails the request.
+ * What a client sees of the limiter over HTTP, whatever web stack serves it: one suite,
+ * run against the servlet front end and the reactive one, each with Spring Security and
+ * the limits of the {@code frontend} profile.
  */
-@SpringBootTest(classes = ReactiveE2eApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "spring.main.web-application-type=reactive", "ratelimit.routes[0].path=/routed/**",
-				"ratelimit.routes[0].methods=GET", "ratelimit.routes[0].capacity=4", "ratelimit.routes[0].period=1h",
-				"ratelimit.routes[0].key=ip", "ratelimit.routes[1].path=/private/**",
-				"ratelimit.routes[1].methods=GET", "ratelimit.routes[1].capacity=6",
-				"ratelimit.routes[1].period=1h", "ratelimit.routes[1].key=ip", "ratelimit.routes[2].path=/private/routed",
-				"ratelimit.routes[2].capacity=2", "ratelimit.routes[2].period=1h", "ratelimit.routes[2].key=principal",
-				"ratelimit.routes[3].path=/refund/*", "ratelimit.routes[3].capacity=5",
-				"ratelimit.routes[3].period=1000h", "ratelimit.routes[3].key=ip",
-				"ratelimit.policies.planned.plans.pro.capacity=3" })
-class ReactiveFrontEndIntegrationTests {
+abstract class FrontEndBehaviourTests {
 
 	@LocalServerPort
 	int port;
 
 	HttpTestClient http;
 
-	@BeforeAll
-	static void detectBlockingCalls() {
-		BlockHound.builder()
-			.with(new ReactorBlockHoundIntegration())
-			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")))
-			.install();
-	}
+	/**
+	 * Moves the clock the limits decide on.
+	 * @param duration how far
+	 */
+	abstract void advance(Duration duration);
 
 	@BeforeEach
 	void freshBuckets() {
-		ReactiveE2eApplication.advance(Duration.ofDays(3650 * 20));
+		advance(Duration.ofDays(3650 * 20));
 		this.http = new HttpTestClient(this.port);
 	}
 
 	@Test
-	void monoHandlerIsRejectedWithTheProblemAndHeadersOnItsSixthRequest() {
+	void handlerIsRejectedWithTheProblemAndHeadersOnItsSixthRequest() {
 		for (int i = 1; i <= 5; i++) {
 			HttpResponse<String> admitted = this.http.get("/things/" + i);
 			assertThat(admitted.statusCode()).isEqualTo(200);
@@ -78,16 +59,6 @@ class ReactiveFrontEndIntegrationTests {
 	}
 
 	@Test
-	void plainValueAndFluxHandlersAreLimitedOncePerRequest() {
-		assertThat(this.http.get("/plain/1").body()).isEqualTo("plain 1");
-		assertThat(this.http.get("/plain/2").statusCode()).isEqualTo(200);
-		assertThat(this.http.get("/plain/3").statusCode()).isEqualTo(429);
-		assertThat(this.http.get("/stream").statusCode()).isEqualTo(200);
-		assertThat(this.http.get("/stream").statusCode()).isEqualTo(200);
-		assertThat(this.http.get("/stream").statusCode()).isEqualTo(429);
-	}
-
-	@Test
 	void headCountsAsGetAndPreflightIsNotLimited() {
 		for (int i = 0; i < 5; i++) {
 			assertThat(this.http.options("/things/1", "Origin", "https://example.com",
@@ -101,7 +72,7 @@ class ReactiveFrontEndIntegrationTests {
 	}
 
 	@Test
-	void keyExpressionReadsRequestParametersAndLimitsEachUsernameApart() {
+	void keyExpressionReadsFormFieldsAndLimitsEachUsernameApart() {
 		assertThat(this.http.post("/login-attempt", "username=erin").statusCode()).isEqualTo(200);
 		assertThat(this.http.post("/login-attempt", "username=erin").statusCode()).isEqualTo(200);
 		HttpResponse<String> third = this.http.post("/login-attempt", "username=erin");
@@ -125,7 +96,7 @@ class ReactiveFrontEndIntegrationTests {
 	}
 
 	@Test
-	void principalKeyedLimitsUseTheReactiveSecurityPrincipal() {
+	void principalKeyedLimitsUseTheAuthenticatedPrincipal() {
 		String[] alice = HttpTestClient.basic("alice", "alice-pw");
 		String[] bob = HttpTestClient.basic("bob", "bob-pw");
 		assertThat(this.http.get("/private/me", alice).body()).isEqualTo("alice");
@@ -135,7 +106,7 @@ class ReactiveFrontEndIntegrationTests {
 	}
 
 	@Test
-	void plansComeFromTheReactiveSecurityPrincipal() {
+	void plansComeFromTheAuthenticatedPrincipal() {
 		String[] bob = HttpTestClient.basic("bob", "bob-pw");
 		String[] carol = HttpTestClient.basic("carol", "carol-pw");
 		assertThat(this.http.get("/private/planned", bob).statusCode()).isEqualTo(200);
@@ -168,8 +139,6 @@ class ReactiveFrontEndIntegrationTests {
 		HttpResponse<String> rejected = this.http.get("/routed/5");
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"GET /routed/**\";q=4;w=3600");
-		// dot segments and doubled slashes do not slip past the pattern (the server may refuse them outright)
-		assertThat(this.http.get("//routed/./6").statusCode()).isIn(400, 429);
 	}
 
 	@Test
@@ -191,7 +160,7 @@ class ReactiveFrontEndIntegrationTests {
 			assertThat(this.http.get("/refund/" + i).statusCode()).isEqualTo(429);
 		}
 		// the route limit (5) was charged once, by the admitted request: four left
-		ReactiveE2eApplication.advance(Duration.ofHours(2));
+		advance(Duration.ofHours(2));
 		HttpResponse<String> admitted = this.http.get("/refund/5");
 		assertThat(admitted.statusCode()).isEqualTo(200);
 		assertThat(admitted.headers().firstValue("RateLimit")).hasValueSatisfying(
@@ -217,22 +186,6 @@ class ReactiveFrontEndIntegrationTests {
 		assertThat(delayed.statusCode()).isEqualTo(200);
 		assertThat(delayed.body()).isEqualTo("patient");
 		assertThat(waitedMillis).isGreaterThanOrEqualTo(90);
-	}
-
-	@Test
-	void blockingCallOnAServerEventLoopThreadIsDetected() throws InterruptedException {
-		AtomicReference<Throwable> failure = new AtomicReference<>();
-		Thread eventLoop = new Thread(() -> {
-			try {
-				Thread.sleep(1);
-			}
-			catch (Throwable ex) {
-				failure.set(ex);
-			}
-		}, "reactor-http-nio-probe");
-		eventLoop.start();
-		eventLoop.join(10_000);
-		assertThat(failure.get()).isInstanceOf(BlockingOperationError.class);
 	}
 
 	@Test
