@@ -34,6 +34,14 @@ final class Bucket {
 	/** Latest time this bucket decided at. */
 	long lastMicros = Long.MIN_VALUE;
 
+	/**
+	 * What the latest decision left, for ranking buckets without reading their state: how
+	 * much of the quota is in use ({@link #level}, in the top bits) and, as a
+	 * {@link #timeCode}, how long after {@link #lastMicros} more quota comes. Until then
+	 * the quota in use does not change, unless a request changes it (and writes this).
+	 */
+	short rank;
+
 	/** Whether the bucket has left its table; a request that finds it so looks it up again. */
 	boolean removed;
 
@@ -114,6 +122,86 @@ final class Bucket {
 		}
 		this.limit = limit;
 		return this.state;
+	}
+
+	/** Level of a whole quota: the same as no bucket. */
+	static final int WHOLE = 0;
+
+	/** Level of a used-up quota, above every partly used one. */
+	static final int USED_UP = 5;
+
+	/** Number of distinct ranks: levels times time codes. */
+	static final int RANKS = (USED_UP + 1) << 12;
+
+	/**
+	 * Remembers what a decision at {@link #lastMicros} (or later) left in the bucket.
+	 * @param at the time of the decision
+	 * @param available quota units left
+	 * @param capacity the limit's capacity
+	 * @param resetMicros time after {@code at} until more quota becomes available
+	 */
+	void remember(long at, long available, long capacity, long resetMicros) {
+		this.rank = (short) ((level(available, capacity) << 12) | timeCode(at - this.lastMicros + resetMicros));
+	}
+
+	/**
+	 * The rank this bucket had at its latest decision, seen at {@code now}: its level, then
+	 * the time until more quota comes. Exact while no quota has come back since.
+	 * @param now the time of the ranking
+	 * @return the rank, or -1 when quota may have come back (or the quota was whole), so
+	 * that only the state can tell
+	 */
+	int rankAt(long now) {
+		int rank = this.rank;
+		int level = rank >>> 12;
+		long more = this.lastMicros + timeOf(rank & 0xFFF);
+		if (level == WHOLE || now >= more) {
+			return -1;
+		}
+		return (level << 12) | timeCode(more - now);
+	}
+
+	/**
+	 * How much of a quota is in use: {@link #WHOLE}, then 1 to 4 for up to a quarter, a
+	 * half, three quarters and less than all of it, then {@link #USED_UP}.
+	 */
+	static int level(long available, long capacity) {
+		if (available >= capacity) {
+			return WHOLE;
+		}
+		if (available <= 0) {
+			return USED_UP;
+		}
+		long used = (capacity - available) * 4;
+		return 1 + ((used >= capacity) ? 1 : 0) + ((used >= 2 * capacity) ? 1 : 0) + ((used >= 3 * capacity) ? 1 : 0);
+	}
+
+	/**
+	 * A duration in 12 bits, rounded down, keeping the order of durations: exact below
+	 * 64µs, then six significant bits.
+	 * @param micros the duration
+	 * @return the code
+	 */
+	static int timeCode(long micros) {
+		if (micros < 64) {
+			return (int) Math.max(0, micros);
+		}
+		// beyond a thousand years every duration is alike
+		long bounded = Math.min(micros, 1L << 55);
+		int exponent = 63 - Long.numberOfLeadingZeros(bounded);
+		return ((exponent - 5) << 6) | (int) ((bounded >>> (exponent - 6)) & 63);
+	}
+
+	/**
+	 * The shortest duration with a code.
+	 * @param code the code
+	 * @return microseconds
+	 */
+	static long timeOf(int code) {
+		if (code < 64) {
+			return code;
+		}
+		return (64L | (code & 63)) << ((code >>> 6) - 1);
 	}
 
 	private static Object compact(String identity) {

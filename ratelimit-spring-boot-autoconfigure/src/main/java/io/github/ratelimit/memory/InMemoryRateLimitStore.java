@@ -47,13 +47,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/** Slots a new bucket's arrival looks at for buckets whose quota is whole again. */
 	private static final int EXPIRY_SLOTS = 2;
 
-	/** Rank levels: how much of a bucket's quota is in use, in quarters; used up is the highest. */
-	private static final int QUARTERS = 4;
-
-	private static final int USED_UP = QUARTERS + 1;
-
-	private static final int LEVEL_SHIFT = 58;
-
 	/** Marks a decision that found a bucket removed meanwhile and must look again. */
 	private static final long RETRY = Long.MIN_VALUE;
 
@@ -169,6 +162,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		long timestampMicros = decided.timestampMicros();
+		long now = this.clock.nowMicros();
+		MutableDecision probe = new MutableDecision();
 		for (Acquisition acquisition : acquisitions) {
 			RateLimit limit = acquisition.limit();
 			Bucket bucket = this.buckets.get(this.buckets.hash(limit.name(), acquisition.identity()), limit.name(),
@@ -177,6 +172,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				synchronized (bucket) {
 					if (!bucket.removed) {
 						bucket.stateFor(limit).refund(limit, timestampMicros, acquisition.cost());
+						// what the bucket remembers of its quota must not overstate it
+						rankOfState(bucket, now, probe);
 					}
 				}
 			}
@@ -252,6 +249,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		if (into.allowed()) {
 			state.commit(limit, at, cost);
 		}
+		bucket.remember(at, into.remaining(), limit.capacity(), into.resetMicros());
 		into.decidedAt(at, RateLimitResult.MEMORY);
 	}
 
@@ -315,6 +313,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				}
 				decisions[i] = decisions[i].uncommitted(acquisition.cost());
 			}
+			buckets[i].remember(at, decisions[i].remaining(), acquisition.limit().capacity(),
+					decisions[i].resetMicros());
 		}
 		return at;
 	}
@@ -375,10 +375,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	/** Removes a bucket whose quota is whole again; takes its monitor. */
+	/** Removes a bucket whose quota is whole again. */
 	private void dropIfWhole(Bucket bucket, long now, MutableDecision probe) {
+		if (bucket.rankAt(now) >= 0) {
+			// its latest decision left part of the quota in use, and none has come back since
+			return;
+		}
 		synchronized (bucket) {
-			if (!bucket.removed && rank(bucket, now, probe) == 0) {
+			if (!bucket.removed && rankOfState(bucket, now, probe) == 0) {
 				remove(bucket);
 			}
 		}
@@ -395,27 +399,37 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			MutableDecision probe = new MutableDecision();
 			Ranking ranking = new Ranking((int) Math.min(Integer.MAX_VALUE - 8, this.buckets.size() + 16));
 			this.buckets.forEach((bucket) -> {
-				synchronized (bucket) {
-					if (!bucket.removed) {
-						long rank = rank(bucket, now, probe);
+				int rank = bucket.rankAt(now);
+				if (rank < 0) {
+					synchronized (bucket) {
+						if (bucket.removed) {
+							return;
+						}
+						rank = rankOfState(bucket, now, probe);
 						if (rank == 0) {
 							remove(bucket);
-						}
-						else {
-							ranking.add(bucket, rank);
+							return;
 						}
 					}
 				}
+				ranking.add(bucket, rank);
 			});
 			long excess = this.buckets.size() - (this.maximumKeys - this.evictionBatch);
 			if (excess > 0) {
 				ranking.forgetLowest(excess, (bucket, threshold) -> {
 					synchronized (bucket) {
-						if (!bucket.removed && rank(bucket, now, probe) <= threshold) {
-							remove(bucket);
-							return true;
+						if (bucket.removed) {
+							return false;
 						}
-						return false;
+						int rank = bucket.rankAt(now);
+						if (rank < 0) {
+							rank = rankOfState(bucket, now, probe);
+						}
+						if (rank > threshold) {
+							return false;
+						}
+						remove(bucket);
+						return true;
 					}
 				});
 			}
@@ -423,22 +437,22 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * How far a bucket is from a fresh one, the order in which the store forgets buckets:
-	 * 0 when its quota is whole (the same as no bucket); otherwise first how much of its
-	 * quota is in use, in quarters, with a used-up bucket above every other, and then the
-	 * time until more quota becomes available (a window about to end ranks below one that
-	 * has just begun). The caller holds the bucket's monitor.
+	 * How far a bucket is from a fresh one, read from its state, the order in which the
+	 * store forgets buckets: 0 when its quota is whole (the same as no bucket); otherwise
+	 * first how much of its quota is in use, in quarters, with a used-up bucket above
+	 * every other, then the time until more quota becomes available (a window about to
+	 * end ranks below one that has just begun). Refreshes what the bucket remembers of its
+	 * quota. The caller holds the bucket's monitor.
 	 */
-	static long rank(Bucket bucket, long now, MutableDecision probe) {
+	private static int rankOfState(Bucket bucket, long now, MutableDecision probe) {
 		RateLimit limit = bucket.limit;
-		bucket.state.check(limit, Math.max(now, bucket.lastMicros), 1, 0, probe);
+		long at = Math.max(now, bucket.lastMicros);
+		bucket.state.check(limit, at, 1, 0, probe);
 		long capacity = limit.capacity();
 		long available = probe.allowed() ? Math.min(capacity, probe.remaining() + 1) : probe.remaining();
-		if (available >= capacity) {
-			return 0;
-		}
-		long level = (available == 0) ? USED_UP : 1 + (capacity - available) * QUARTERS / capacity;
-		return (level << LEVEL_SHIFT) | Math.min(probe.resetMicros(), (1L << LEVEL_SHIFT) - 1);
+		bucket.remember(at, available, capacity, probe.resetMicros());
+		int level = Bucket.level(available, capacity);
+		return (level == Bucket.WHOLE) ? 0 : (level << 12) | Bucket.timeCode(probe.resetMicros());
 	}
 
 	/** Removes a bucket from the table; the caller holds its monitor. */
@@ -451,25 +465,30 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@FunctionalInterface
 	private interface Forgetter {
 
-		boolean forget(Bucket bucket, long threshold);
+		boolean forget(Bucket bucket, int threshold);
 
 	}
 
-	/** The buckets seen by one ranking pass, with their ranks; only the evicting thread uses it. */
+	/**
+	 * The buckets seen by one ranking pass, with their ranks and how many have each rank;
+	 * only the evicting thread uses it.
+	 */
 	private static final class Ranking {
+
+		private final int[] histogram = new int[Bucket.RANKS];
 
 		private Bucket[] buckets;
 
-		private long[] ranks;
+		private int[] ranks;
 
 		private int size;
 
 		Ranking(int expected) {
 			this.buckets = new Bucket[expected];
-			this.ranks = new long[expected];
+			this.ranks = new int[expected];
 		}
 
-		void add(Bucket bucket, long rank) {
+		void add(Bucket bucket, int rank) {
 			if (this.size == this.buckets.length) {
 				int length = this.size + (this.size >> 1) + 16;
 				this.buckets = Arrays.copyOf(this.buckets, length);
@@ -478,6 +497,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			this.buckets[this.size] = bucket;
 			this.ranks[this.size] = rank;
 			this.size++;
+			this.histogram[rank]++;
 		}
 
 		/**
@@ -485,18 +505,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		 * rank of the last one needed, then as many of those ranked equal to it as remain.
 		 */
 		void forgetLowest(long count, Forgetter forgetter) {
-			if (this.size == 0) {
-				return;
+			int threshold = 0;
+			long below = 0;
+			while (threshold < this.histogram.length - 1 && below + this.histogram[threshold] < count) {
+				below += this.histogram[threshold];
+				threshold++;
 			}
-			long[] sorted = Arrays.copyOf(this.ranks, this.size);
-			Arrays.sort(sorted);
-			int last = (int) Math.min(count, this.size) - 1;
-			long threshold = sorted[last];
-			int below = last;
-			while (below > 0 && sorted[below - 1] == threshold) {
-				below--;
-			}
-			long equal = last + 1 - below;
+			long equal = count - below;
 			for (int i = 0; i < this.size; i++) {
 				if (this.ranks[i] < threshold) {
 					forgetter.forget(this.buckets[i], threshold);
