@@ -31,9 +31,12 @@ import io.github.ratelimit.core.StoreStatus;
  * A bucket whose quota is whole again is the same as no bucket, so nothing expires on a
  * timer: such buckets are dropped when the store ranks its buckets, when it counts them,
  * and a few at a time whenever a bucket is added. When the store holds more than its bound,
- * it ranks every bucket by how close it is to a fresh one (see {@link #rank}) and forgets
- * the closest first, a sixteenth of the bound at a time, so that it ranks once per that
- * many new buckets: a used-up bucket is forgotten only when every bucket kept is used up.
+ * it ranks every bucket by how close it is to a fresh one (how much of its quota is in
+ * use, in quarters, then how soon more quota comes) and forgets the closest first, an
+ * eighth of the bound at a time, so that it ranks once per that many new buckets: a
+ * used-up bucket is forgotten only when every bucket kept is used up. Ranking reads what
+ * each bucket's latest decision left, two bytes kept beside its state, so that it costs
+ * one read per bucket and nothing on the path of a request.
  * <p>
  * A bucket never decides at a time earlier than one it has already decided at, so a
  * request that read the clock before another one for the same bucket but reaches the
@@ -78,7 +81,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			throw new IllegalArgumentException("maximumKeys must be positive: " + maximumKeys);
 		}
 		this.maximumKeys = maximumKeys;
-		this.evictionBatch = maximumKeys / 16;
+		this.evictionBatch = maximumKeys / 8;
 		this.clock = clock;
 		int processors = Runtime.getRuntime().availableProcessors();
 		this.buckets = new BucketTable(Math.max(2, Integer.highestOneBit(Math.min(64, 4 * processors))));
@@ -87,38 +90,45 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public boolean tryAcquire(RateLimit limit, String identity, long cost, long maxDelayMicros,
 			MutableDecision into) {
-		Objects.requireNonNull(identity, "identity must not be null");
-		if (cost <= 0 || cost > limit.capacity()) {
-			// refused as the acquisition it stands for would be
-			new Acquisition(limit, identity, cost);
-		}
+		requireValid(limit, identity, cost);
 		long now = this.clock.nowMicros();
 		String name = limit.name();
 		int hash = this.buckets.hash(name, identity);
 		for (;;) {
 			Bucket bucket = this.buckets.get(hash, name, identity);
-			if (bucket == null) {
-				if (decideNew(hash, limit, identity, cost, maxDelayMicros, now, into)) {
-					return !into.rejects();
-				}
-				continue;
+			boolean created = (bucket == null);
+			if (created) {
+				// decided as a fresh bucket, and kept only if the request is charged
+				bucket = new Bucket(hash, limit, identity);
 			}
 			synchronized (bucket) {
-				if (!bucket.removed) {
-					decide(bucket, limit, cost, maxDelayMicros, now, into);
-					return !into.rejects();
+				if (bucket.removed) {
+					continue;
 				}
+				long at = bucket.advanceTo(now);
+				BucketState state = bucket.stateFor(limit);
+				state.check(limit, at, cost, maxDelayMicros, into);
+				if (into.allowed()) {
+					if (created && this.buckets.putIfAbsent(bucket) != null) {
+						// another request added the bucket first: decide on that one
+						continue;
+					}
+					state.commit(limit, at, cost);
+				}
+				bucket.remember(at, into.remaining(), limit.capacity(), into.resetMicros());
+				into.decidedAt(at, RateLimitResult.MEMORY);
 			}
+			if (created && into.allowed()) {
+				added(bucket, now);
+			}
+			return !into.rejects();
 		}
 	}
 
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		if (acquisitions.size() == 1) {
-			Acquisition acquisition = acquisitions.get(0);
-			MutableDecision decision = new MutableDecision();
-			tryAcquire(acquisition.limit(), acquisition.identity(), acquisition.cost(), maxDelayMicros, decision);
-			return decision.toResult();
+			return tryAcquire(acquisitions.get(0), maxDelayMicros);
 		}
 		RateLimitStore.requireDistinct(acquisitions);
 		long now = this.clock.nowMicros();
@@ -156,6 +166,51 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				}
 				return new RateLimitResult(Arrays.asList(decisions), at);
 			}
+		}
+	}
+
+	/** The single acquisition of a list: as the in-place path, answering with a result. */
+	private RateLimitResult tryAcquire(Acquisition acquisition, long maxDelayMicros) {
+		RateLimit limit = acquisition.limit();
+		String identity = acquisition.identity();
+		long cost = acquisition.cost();
+		long now = this.clock.nowMicros();
+		int hash = this.buckets.hash(limit.name(), identity);
+		for (;;) {
+			Bucket bucket = this.buckets.get(hash, limit.name(), identity);
+			boolean created = (bucket == null);
+			if (created) {
+				bucket = new Bucket(hash, limit, identity);
+			}
+			RateLimitResult result;
+			synchronized (bucket) {
+				if (bucket.removed) {
+					continue;
+				}
+				long at = bucket.advanceTo(now);
+				BucketState state = bucket.stateFor(limit);
+				RateLimitDecision decision = state.check(limit, at, cost, maxDelayMicros);
+				if (decision.allowed()) {
+					if (created && this.buckets.putIfAbsent(bucket) != null) {
+						continue;
+					}
+					state.commit(limit, at, cost);
+				}
+				bucket.remember(at, decision.remaining(), limit.capacity(), decision.resetMicros());
+				result = new RateLimitResult(List.of(decision), at);
+			}
+			if (created && result.allowed()) {
+				added(bucket, now);
+			}
+			return result;
+		}
+	}
+
+	private static void requireValid(RateLimit limit, String identity, long cost) {
+		Objects.requireNonNull(identity, "identity must not be null");
+		if (cost <= 0 || cost > limit.capacity()) {
+			// refused as the acquisition it stands for would be
+			new Acquisition(limit, identity, cost);
 		}
 	}
 
@@ -238,42 +293,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		MutableDecision probe = new MutableDecision();
 		this.buckets.forEach((bucket) -> dropIfWhole(bucket, now, probe));
 		return this.buckets.size();
-	}
-
-	/** Decides on a bucket and commits what it admits; the caller holds its monitor. */
-	private static void decide(Bucket bucket, RateLimit limit, long cost, long maxDelayMicros, long now,
-			MutableDecision into) {
-		long at = bucket.advanceTo(now);
-		BucketState state = bucket.stateFor(limit);
-		state.check(limit, at, cost, maxDelayMicros, into);
-		if (into.allowed()) {
-			state.commit(limit, at, cost);
-		}
-		bucket.remember(at, into.remaining(), limit.capacity(), into.resetMicros());
-		into.decidedAt(at, RateLimitResult.MEMORY);
-	}
-
-	/**
-	 * Decides on a fresh bucket for a key the store does not hold, and adds the bucket when
-	 * the request is charged.
-	 * @return whether the decision stands; {@code false} when another request added a
-	 * bucket for the key first, so that this one must decide on that bucket
-	 */
-	private boolean decideNew(int hash, RateLimit limit, String identity, long cost, long maxDelayMicros, long now,
-			MutableDecision into) {
-		Bucket bucket = new Bucket(hash, limit, identity);
-		synchronized (bucket) {
-			decide(bucket, limit, cost, maxDelayMicros, now, into);
-			if (!into.allowed()) {
-				// charged nothing, so nothing to keep
-				return true;
-			}
-			if (this.buckets.putIfAbsent(bucket) != null) {
-				return false;
-			}
-		}
-		added(bucket, now);
-		return true;
 	}
 
 	/**

@@ -108,7 +108,7 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContractTest {
 
 	@Test
 	void whenFullForgetsTheBucketsWithMostQuotaLeftFirst() {
-		// a bound below 16 forgets one bucket at a time
+		// a bound below 8 forgets one bucket at a time
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 4);
 		RateLimit limit = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 8, Duration.ofHours(1));
 		acquire(store, limit, "used-up", 8);
