@@ -58,6 +58,20 @@ public class ManyKeysDecisionBenchmark {
 	@Param({ "ADMIT" })
 	Load load;
 
+	/**
+	 * {@code PART_USED}: before the runs, every identity takes a thousandth of its token
+	 * bucket's quota, which takes a thousand seconds to come back, so this library's store
+	 * holds every bucket throughout, as it does for a client whose quota is in use, and the
+	 * runs measure finding it. {@code WHOLE}: buckets are left whole; under the ADMIT load
+	 * a token comes back within a microsecond, so a token bucket is whole again long before
+	 * its identity's next turn, and the store, for which a whole bucket is the same as no
+	 * bucket, drops it when it comes across it and makes it again at the next turn. The
+	 * peers keep every bucket either way; the windows are used within every second, so the
+	 * store holds them either way.
+	 */
+	@Param({ "PART_USED" })
+	String quota;
+
 	private final String[] identities = new String[IDENTITIES];
 
 	private RateLimit tokenBucketLimit;
@@ -101,6 +115,19 @@ public class ManyKeysDecisionBenchmark {
 				case "guava" -> guava(cursor);
 				case "resilience4j" -> resilience4j(cursor);
 				default -> throw new IllegalStateException("no buckets to create for " + benchmark);
+			}
+		}
+		if ("PART_USED".equals(this.quota)) {
+			RateLimiter tokenBuckets = switch (benchmark) {
+				case "oursTokenBucket", "oursTokenBucketInPlace" -> this.limiter;
+				case "caffeineStoreTokenBucket" -> this.caffeineLimiter;
+				default -> null;
+			};
+			long share = this.tokenBucketLimit.capacity() / 1_000;
+			for (int i = 0; tokenBuckets != null && i < IDENTITIES; i++) {
+				this.load.check(benchmark, tokenBuckets
+					.acquire(List.of(new Acquisition(this.tokenBucketLimit, this.identities[i], share)))
+					.allowed());
 			}
 		}
 	}
