@@ -46,6 +46,16 @@ class TokenBucket implements BucketState {
 
 	@Override
 	public void check(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
+		decide(limit, now, cost, maxDelay, into, false);
+	}
+
+	@Override
+	public void acquire(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
+		decide(limit, now, cost, maxDelay, into, true);
+	}
+
+	/** Decides, and when admitted and asked to, commits with what the decision computed. */
+	private void decide(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into, boolean commit) {
 		long interval = limit.emissionIntervalMicros();
 		long burst = limit.capacity() * interval;
 		long start = Math.max(tatAt(interval, now), now);
@@ -53,12 +63,20 @@ class TokenBucket implements BucketState {
 		if (newTat - now <= burst) {
 			long debt = newTat - now;
 			into.set(limit, true, (burst - debt) / interval, untilNextUnit(debt, interval), 0, delay(start, now));
+			if (commit) {
+				this.tat = newTat;
+				this.interval = interval;
+			}
 			return;
 		}
 		long wait = newTat - burst - now;
 		if (maxDelay > 0 && reservedDelay(start, now, wait) <= maxDelay) {
 			// nothing is left until the bucket has drained past this reservation
 			into.set(limit, true, 0, wait + interval, 0, reservedDelay(start, now, wait));
+			if (commit) {
+				this.tat = newTat;
+				this.interval = interval;
+			}
 			return;
 		}
 		long debt = start - now;

@@ -120,7 +120,9 @@ final class Bucket {
 		if (this.state.algorithm() != limit.algorithm()) {
 			this.state = BucketState.create(limit);
 		}
-		this.limit = limit;
+		if (this.limit != limit) {
+			this.limit = limit;
+		}
 		return this.state;
 	}
 

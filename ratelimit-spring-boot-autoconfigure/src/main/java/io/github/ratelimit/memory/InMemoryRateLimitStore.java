@@ -106,14 +106,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 					continue;
 				}
 				long at = bucket.advanceTo(now);
-				BucketState state = bucket.stateFor(limit);
-				state.check(limit, at, cost, maxDelayMicros, into);
-				if (into.allowed()) {
-					if (created && this.buckets.putIfAbsent(bucket) != null) {
-						// another request added the bucket first: decide on that one
-						continue;
-					}
-					state.commit(limit, at, cost);
+				bucket.stateFor(limit).acquire(limit, at, cost, maxDelayMicros, into);
+				// a created bucket is kept only when charged; if another request added one
+				// first, this one (still private) is dropped and the request decided there
+				if (created && into.allowed() && this.buckets.putIfAbsent(bucket) != null) {
+					continue;
 				}
 				bucket.remember(at, into.remaining(), limit.capacity(), into.resetMicros());
 				into.decidedAt(at, RateLimitResult.MEMORY);
