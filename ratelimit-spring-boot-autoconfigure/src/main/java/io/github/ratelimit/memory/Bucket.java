@@ -164,8 +164,9 @@ final class Bucket {
 	}
 
 	/**
-	 * How much of a quota is in use: {@link #WHOLE}, then 1 to 4 for up to a quarter, a
-	 * half, three quarters and less than all of it, then {@link #USED_UP}.
+	 * How much of a quota is in use: {@link #WHOLE}, then 1 to 4 for less than a quarter,
+	 * less than half, less than three quarters and less than all of it, then
+	 * {@link #USED_UP}.
 	 */
 	static int level(long available, long capacity) {
 		if (available >= capacity) {

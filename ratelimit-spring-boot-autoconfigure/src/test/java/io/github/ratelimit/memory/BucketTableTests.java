@@ -3,9 +3,11 @@ package io.github.ratelimit.memory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -54,9 +56,9 @@ class BucketTableTests {
 		for (Bucket bucket : removed) {
 			assertThat(find(bucket)).isNull();
 		}
-		List<Bucket> seen = new ArrayList<>();
-		this.table.forEach(seen::add);
-		assertThat(seen).containsExactlyInAnyOrderElementsOf(kept);
+		Set<Bucket> seen = new HashSet<>();
+		this.table.forEach((bucket) -> assertThat(seen.add(bucket)).as("seen once").isTrue());
+		assertThat(seen).hasSameSizeAs(kept).containsAll(kept);
 	}
 
 	@Test
