@@ -11,8 +11,10 @@
 # round, and the script prints every run and the medians. Besides wrk's requests/s and
 # latencies, it reports the CPU time the application used per request (from
 # /proc/<pid>/stat), which other load on the machine disturbs far less than throughput.
+# SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
+# WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
-#   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests
+#   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests   (or -pl sample-webflux-app)
 # Environment: ROUNDS (5), DURATION (20s), WARMUP (30s), THREADS (2), CONNECTIONS (32),
 # JAVA_OPTS (-Xms512m -Xmx512m).
 set -euo pipefail
@@ -20,7 +22,13 @@ set -euo pipefail
 set -f
 
 cd "$(dirname "$0")/.."
-JAR=sample-app/target/sample-app.jar
+SAMPLE=${SAMPLE:-servlet}
+case "$SAMPLE" in
+  servlet) MODULE=sample-app ;;
+  webflux) MODULE=sample-webflux-app ;;
+  *) echo "SAMPLE must be servlet or webflux: $SAMPLE" >&2; exit 1 ;;
+esac
+JAR=$MODULE/target/$MODULE.jar
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-30s}
@@ -29,7 +37,7 @@ CONNECTIONS=${CONNECTIONS:-32}
 JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m}
 ENDPOINT="/api/search?q=cable"
 if [[ ! -f "$JAR" ]]; then
-  echo "Build first: ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests" >&2
+  echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am package -DskipTests" >&2
   exit 1
 fi
 
@@ -54,8 +62,8 @@ redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --d
   --logfile "$WORK/redis.log" &
 PIDS+=($!)
 
-# The sample's route, replaced whole (a list is bound from one property source), with a
-# capacity no benchmark reaches.
+# The sample's routes, replaced whole by this one (a list is bound from one property
+# source, so its per-ip route on /** is left out too), with a capacity no benchmark reaches.
 ROUTE=(--ratelimit.routes[0].path=/api/search/** --ratelimit.routes[0].methods=GET
   --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
   --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)

@@ -11,6 +11,8 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.util.function.SingletonSupplier;
 
+import io.github.ratelimit.pipeline.RateLimitedMethods;
+
 /**
  * Applies {@link RateLimitedMethodInterceptor} to every method carrying (or whose type
  * carries) {@code @RateLimited}. The interceptor is created on first use, so that the

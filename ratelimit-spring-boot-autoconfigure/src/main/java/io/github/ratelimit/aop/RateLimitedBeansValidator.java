@@ -6,11 +6,15 @@ import java.util.function.Supplier;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+
+import io.github.ratelimit.pipeline.AnnotatedLimit;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 /**
  * Validates every {@code @RateLimited} method of every bean once the context is built, so
@@ -23,19 +27,19 @@ public final class RateLimitedBeansValidator implements SmartInitializingSinglet
 
 	private final RateLimitedMethods methods;
 
-	private final Supplier<RateLimitedMethodInterceptor> interceptor;
+	private final Supplier<MethodLimits> limits;
 
 	/**
 	 * Creates a validator.
 	 * @param beanFactory the bean factory to scan
 	 * @param methods finds the annotations
-	 * @param interceptor resolves the limits
+	 * @param limits resolves the limits
 	 */
 	public RateLimitedBeansValidator(ConfigurableListableBeanFactory beanFactory, RateLimitedMethods methods,
-			Supplier<RateLimitedMethodInterceptor> interceptor) {
+			Supplier<MethodLimits> limits) {
 		this.beanFactory = beanFactory;
 		this.methods = methods;
-		this.interceptor = interceptor;
+		this.limits = limits;
 	}
 
 	@Override
@@ -60,7 +64,7 @@ public final class RateLimitedBeansValidator implements SmartInitializingSinglet
 		List<AnnotatedLimit> limits = this.methods.find(method, userClass);
 		for (AnnotatedLimit limit : limits) {
 			if (limit.name() != null || !controller) {
-				this.interceptor.get().definition(limit, limit.nameFor(null, method));
+				this.limits.get().definition(limit, limit.nameFor(null, method));
 			}
 		}
 	}

@@ -4,34 +4,28 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.aopalliance.intercept.MethodInterceptor;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.expression.EvaluationException;
 
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.Identities;
 import io.github.ratelimit.core.LimitDefinition;
-import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.pipeline.AnnotatedLimit;
+import io.github.ratelimit.pipeline.CallContext;
+import io.github.ratelimit.pipeline.CallContextProvider;
+import io.github.ratelimit.pipeline.DetachedCallContext;
+import io.github.ratelimit.pipeline.MethodLimits;
 
 /**
  * Enforces {@code @RateLimited} around method calls on any Spring bean. Every limit of
@@ -49,13 +43,7 @@ import io.github.ratelimit.core.RateLimiter;
  */
 public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
-	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
-
-	private static final Log logger = LogFactory.getLog(RateLimitedMethodInterceptor.class);
-
-	private final RateLimitedMethods methods;
-
-	private final LimitResolver resolver;
+	private final MethodLimits limits;
 
 	private final RateLimiter limiter;
 
@@ -65,61 +53,17 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final PlanResolver plans;
 
-	private final Map<DefinitionKey, LimitDefinition> definitions = new ConcurrentHashMap<>();
-
-	private final Set<AnnotatedLimit> failedExpressions = ConcurrentHashMap.newKeySet();
-
 	/**
 	 * Creates an interceptor.
-	 * @param methods finds the annotations
-	 * @param resolver resolves the effective limits
-	 * @param limiter decides
-	 * @param contexts tells whether a call runs in a web request
-	 */
-	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
-			CallContextProvider contexts) {
-		this(methods, resolver, limiter, contexts, new RateLimitWaiter(limiter), (principal) -> null);
-	}
-
-	/**
-	 * Creates an interceptor.
-	 * @param methods finds the annotations
-	 * @param resolver resolves the effective limits
-	 * @param limiter decides
-	 * @param contexts tells whether a call runs in a web request
-	 * @param waiter waits for permits of calls whose limits set a {@code maxWait}
-	 */
-	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
-			CallContextProvider contexts, RateLimitWaiter waiter) {
-		this(methods, resolver, limiter, contexts, waiter, (principal) -> null);
-	}
-
-	/**
-	 * Creates an interceptor with its own waiter.
-	 * @param methods finds the limits of a method
-	 * @param resolver resolves the effective limits
-	 * @param limiter decides
-	 * @param contexts tells whether a call runs in a web request
-	 * @param plans finds the plan of a call, for limits whose policy has plans
-	 */
-	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
-			CallContextProvider contexts, PlanResolver plans) {
-		this(methods, resolver, limiter, contexts, new RateLimitWaiter(limiter), plans);
-	}
-
-	/**
-	 * Creates an interceptor.
-	 * @param methods finds the limits of a method
-	 * @param resolver resolves the effective limits
+	 * @param limits the limits of annotated methods
 	 * @param limiter decides
 	 * @param contexts tells whether a call runs in a web request
 	 * @param waiter waits for permits of calls whose limits set a {@code maxWait}
 	 * @param plans finds the plan of a call, for limits whose policy has plans
 	 */
-	public RateLimitedMethodInterceptor(RateLimitedMethods methods, LimitResolver resolver, RateLimiter limiter,
-			CallContextProvider contexts, RateLimitWaiter waiter, PlanResolver plans) {
-		this.methods = methods;
-		this.resolver = resolver;
+	public RateLimitedMethodInterceptor(MethodLimits limits, RateLimiter limiter, CallContextProvider contexts,
+			RateLimitWaiter waiter, PlanResolver plans) {
+		this.limits = limits;
 		this.limiter = limiter;
 		this.contexts = contexts;
 		this.waiter = waiter;
@@ -129,33 +73,24 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	@Override
 	public Object invoke(MethodInvocation invocation) throws Throwable {
 		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
-		List<AnnotatedLimit> limits = this.methods.find(invocation.getMethod(), targetClass);
+		List<AnnotatedLimit> limits = this.limits.find(invocation.getMethod(), targetClass);
 		if (limits.isEmpty()) {
 			return invocation.proceed();
 		}
 		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		if (this.contexts.limitsElsewhere(method)) {
+			return invocation.proceed();
+		}
+		if (ReactiveCalls.returnsPublisher(method)) {
+			// each subscription is one call, decided when it subscribes, for its subscriber's principal
+			return ReactiveCalls.limited(method, invocation, (principal) -> bind(limits, method,
+					invocation.getArguments(), DetachedCallContext.of(principal), null), this.limiter, this.waiter);
+		}
 		CallContext context = this.contexts.current();
 		String route = context.handlerRouteName(method);
-		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
-		Duration maxWait = Duration.ZERO;
-		String plan = null;
-		boolean planResolved = false;
-		for (AnnotatedLimit limit : limits) {
-			LimitDefinition definition = definition(limit, limit.nameFor(route, method));
-			String identity = identity(limit, definition, method, invocation.getArguments(), context);
-			if (!planResolved && !definition.plans().isEmpty()) {
-				plan = this.plans.resolve(context.principal());
-				planResolved = true;
-			}
-			acquisitions.addAll(definition.acquisitions(identity, plan));
-			// a handler waits only when its own annotation asks for it
-			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
-				maxWait = definition.maxWait();
-			}
-		}
-		if (route != null) {
-			acquisitions.addAll(context.takeDeferredAcquisitions());
-		}
+		Bound bound = bind(limits, method, invocation.getArguments(), context, route);
+		List<Acquisition> acquisitions = bound.acquisitions();
+		Duration maxWait = bound.maxWait();
 		if (!maxWait.isZero()) {
 			boolean handler = route != null;
 			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, acquisitions, maxWait, context, handler)
@@ -169,6 +104,40 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		context.allowed(acquisitions, result);
 		result.awaitDelay();
 		return invocation.proceed();
+	}
+
+	/** Binds every limit of a call to its identity and plan, with the longest wait they allow. */
+	private Bound bind(List<AnnotatedLimit> limits, Method method, Object[] args, CallContext context, String route) {
+		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		Duration maxWait = Duration.ZERO;
+		String plan = null;
+		boolean planResolved = false;
+		for (AnnotatedLimit limit : limits) {
+			LimitDefinition definition = this.limits.definition(limit, limit.nameFor(route, method));
+			String identity = this.limits.identity(limit, definition, method, args, context);
+			if (!planResolved && !definition.plans().isEmpty()) {
+				plan = this.plans.resolve(context.principal());
+				planResolved = true;
+			}
+			acquisitions.addAll(definition.acquisitions(identity, plan));
+			// a handler waits only when its own annotation asks for it
+			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
+				maxWait = definition.maxWait();
+			}
+		}
+		if (route != null) {
+			acquisitions.addAll(context.takeDeferredAcquisitions());
+		}
+		return new Bound(acquisitions, maxWait);
+	}
+
+	/**
+	 * The limits of one call bound to its identities.
+	 *
+	 * @param acquisitions the acquisitions
+	 * @param maxWait the longest wait for a permit
+	 */
+	record Bound(List<Acquisition> acquisitions, Duration maxWait) {
 	}
 
 	private Object invokeAfterWaiting(MethodInvocation invocation, List<Acquisition> acquisitions, Duration maxWait,
@@ -256,70 +225,6 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private static Throwable unwrap(Throwable failure) {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-	}
-
-	/**
-	 * The effective definition of an annotated limit under a name, resolved once.
-	 * @param limit the annotated limit
-	 * @param name the limit name
-	 * @return the definition
-	 */
-	public LimitDefinition definition(AnnotatedLimit limit, String name) {
-		return this.definitions.computeIfAbsent(new DefinitionKey(limit, name),
-				(key) -> this.resolver.resolve(name, limit.settings(), limit.origin()));
-	}
-
-	/**
-	 * Resolves an annotated limit under a name and records that it guards a route.
-	 * @param limit the annotated limit
-	 * @param name the limit name
-	 * @param route the route of the handler, such as {@code GET /orders/{id}}
-	 * @return the definition
-	 */
-	public LimitDefinition guard(AnnotatedLimit limit, String name, String route) {
-		LimitDefinition definition = definition(limit, name);
-		this.resolver.guards(name, limit.origin(), route);
-		return definition;
-	}
-
-	private String identity(AnnotatedLimit limit, LimitDefinition definition, Method method, Object[] args,
-			CallContext context) {
-		if (limit.keyExpression() != null) {
-			MethodBasedEvaluationContext evaluation = new MethodBasedEvaluationContext(null, method, args,
-					PARAMETER_NAMES);
-			if (!hasParameterNamed(method, "request")) {
-				evaluation.setVariable("request", context.request());
-			}
-			try {
-				Object value = limit.keyExpression().getValue(evaluation);
-				if (value != null && !value.toString().isEmpty()) {
-					return Identities.expression(value.toString());
-				}
-			}
-			catch (EvaluationException ex) {
-				if (this.failedExpressions.add(limit)) {
-					logger.warn("keyExpression of " + limit.origin() + " failed (" + ex.getMessage()
-							+ "); using the key chain " + definition.key() + " instead");
-				}
-			}
-		}
-		return context.identity(definition.key());
-	}
-
-	/** A method argument named like a variable wins over the variable. */
-	private static boolean hasParameterNamed(Method method, String name) {
-		String[] names = PARAMETER_NAMES.getParameterNames(method);
-		if (names != null) {
-			for (String parameter : names) {
-				if (name.equals(parameter)) {
-					return true;
-				}
-			}
-		}
-		return false;
-	}
-
-	private record DefinitionKey(AnnotatedLimit limit, String name) {
 	}
 
 }

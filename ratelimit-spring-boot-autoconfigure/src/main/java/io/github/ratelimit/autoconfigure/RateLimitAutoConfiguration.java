@@ -1,24 +1,24 @@
 package io.github.ratelimit.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
 import io.github.ratelimit.PlanResolver;
-import io.github.ratelimit.aop.AuthorityPlanResolver;
-import io.github.ratelimit.aop.CallContextProvider;
-import io.github.ratelimit.aop.DetachedCallContext;
+import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
 import io.github.ratelimit.aop.RateLimitedBeansValidator;
 import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
-import io.github.ratelimit.aop.RateLimitedMethods;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitObserver;
@@ -26,6 +26,11 @@ import io.github.ratelimit.core.RateLimitSleeper;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.pipeline.AuthorityPlanResolver;
+import io.github.ratelimit.pipeline.CallContextProvider;
+import io.github.ratelimit.pipeline.DetachedCallContext;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 /**
  * Auto-configuration of rate limiting: limits from {@code @RateLimited} on any bean and
@@ -41,7 +46,8 @@ import io.github.ratelimit.core.RateLimiter;
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,
 		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class,
-		RateLimitEndpointConfiguration.class })
+		RateLimitReactiveConfiguration.class, RateLimitEndpointConfiguration.class,
+		RateLimitAutoConfiguration.NotWebApplication.class })
 public final class RateLimitAutoConfiguration {
 
 	@Bean
@@ -89,18 +95,47 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(RateLimitedMethods rateLimitedMethods,
-			LimitResolver rateLimitResolver, RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts,
-			RateLimitWaiter rateLimitWaiter, PlanResolver rateLimitPlanResolver) {
+	MethodLimits rateLimitMethodLimits(RateLimitedMethods rateLimitedMethods, LimitResolver rateLimitResolver) {
+		return new MethodLimits(rateLimitedMethods, rateLimitResolver);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(MethodLimits rateLimitMethodLimits,
+			RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts, RateLimitWaiter rateLimitWaiter,
+			PlanResolver rateLimitPlanResolver) {
 		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
-		return new RateLimitedMethodInterceptor(rateLimitedMethods, rateLimitResolver, rateLimiter, provider,
-				rateLimitWaiter, rateLimitPlanResolver);
+		return new RateLimitedMethodInterceptor(rateLimitMethodLimits, rateLimiter, provider, rateLimitWaiter,
+				rateLimitPlanResolver);
 	}
 
 	@Bean
 	static RateLimitedBeansValidator rateLimitedBeansValidator(ConfigurableListableBeanFactory beanFactory,
-			RateLimitedMethods rateLimitedMethods, ObjectProvider<RateLimitedMethodInterceptor> interceptor) {
-		return new RateLimitedBeansValidator(beanFactory, rateLimitedMethods, interceptor::getObject);
+			RateLimitedMethods rateLimitedMethods, ObjectProvider<MethodLimits> methodLimits) {
+		return new RateLimitedBeansValidator(beanFactory, rateLimitedMethods, methodLimits::getObject);
+	}
+
+	/**
+	 * Outside a web application nothing enforces {@code ratelimit.routes}: say so at
+	 * startup rather than limit nothing.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnNotWebApplication
+	static class NotWebApplication {
+
+		@Bean
+		static SmartInitializingSingleton rateLimitRoutesWithoutWebApplication(RateLimitProperties properties) {
+			return () -> {
+				if (!properties.getRoutes().isEmpty()) {
+					throw new RateLimitConfigurationException("ratelimit.routes",
+							properties.getRoutes().size() + " route limit(s) are configured but the application is "
+									+ "neither a servlet nor a reactive web application, so nothing would enforce them",
+							"Remove ratelimit.routes, or run the application as a web application "
+									+ "(spring-boot-starter-webmvc or spring-boot-starter-webflux)");
+				}
+			};
+		}
+
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
 
+import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimitObserver;
 import io.github.ratelimit.core.RateLimitResult;
 
@@ -28,6 +29,11 @@ final class RateLimitObservers {
 			@Override
 			public void decided(RateLimitResult result, long nanos) {
 				observers.forEach((observer) -> observer.decided(result, nanos));
+			}
+
+			@Override
+			public void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
+				observers.forEach((observer) -> observer.refunded(acquisitions, decided));
 			}
 
 			@Override

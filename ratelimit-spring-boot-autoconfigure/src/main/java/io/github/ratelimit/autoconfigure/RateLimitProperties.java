@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.pipeline.HeaderStyle;
 import io.github.ratelimit.web.RateLimitFilter;
 
 /**

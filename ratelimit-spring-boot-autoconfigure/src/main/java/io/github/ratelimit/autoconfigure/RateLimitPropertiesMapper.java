@@ -10,8 +10,8 @@ import java.util.regex.PatternSyntaxException;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LimitSettings;
-import io.github.ratelimit.web.ClientIpResolver;
-import io.github.ratelimit.web.IpRange;
+import io.github.ratelimit.pipeline.ClientIpResolver;
+import io.github.ratelimit.pipeline.IpRange;
 
 /**
  * Turns {@link RateLimitProperties} into validated objects. Every problem is reported as

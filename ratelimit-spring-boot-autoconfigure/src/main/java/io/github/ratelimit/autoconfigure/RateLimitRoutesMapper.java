@@ -12,7 +12,7 @@ import org.springframework.web.util.pattern.PatternParseException;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LimitSettings;
-import io.github.ratelimit.web.RouteLimit;
+import io.github.ratelimit.pipeline.RouteLimit;
 
 /**
  * Turns {@code ratelimit.routes} into validated {@link RouteLimit route limits}. Kept apart

@@ -1,7 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import java.util.List;
-
 import jakarta.servlet.DispatcherType;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,72 +9,39 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
-import io.github.ratelimit.PlanResolver;
-import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
-import io.github.ratelimit.aop.RateLimitedMethods;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
 import io.github.ratelimit.web.HandlerLimitsValidator;
 import io.github.ratelimit.web.RateLimitExceptionResolver;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitHandlerInterceptor;
-import io.github.ratelimit.web.RateLimitResponseWriter;
-import io.github.ratelimit.web.RequestIdentityResolver;
-import io.github.ratelimit.web.RouteLimit;
 import io.github.ratelimit.web.WebCallContextProvider;
-import io.github.ratelimit.web.WebRateLimiter;
 
 /**
- * Rate limiting of servlet web applications: the route filter, the handler interceptor,
- * the {@code 429} exception resolver and request identities.
+ * The servlet front end of the request pipeline: the route filter, the handler
+ * interceptor, the {@code 429} exception resolver and the call context of handlers.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
+@Import(RateLimitPipelineConfiguration.class)
 class RateLimitServletConfiguration {
 
 	/** Name of the filter registration. */
 	static final String FILTER_NAME = "rateLimitFilter";
 
 	@Bean
-	@ConditionalOnMissingBean
-	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
-		return RateLimitPropertiesMapper.clientIpResolver(properties);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	RequestIdentityResolver requestIdentityResolver(RateLimitProperties properties, ClientIpResolver clientIpResolver) {
-		return new RequestIdentityResolver(clientIpResolver, properties.getTenant().getHeader(),
-				RateLimitPropertiesMapper.tenantPattern(properties));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitResponseWriter rateLimitResponseWriter(RateLimitProperties properties) {
-		return new RateLimitResponseWriter(properties.getHeaders());
-	}
-
-	@Bean
-	WebRateLimiter webRateLimiter(RateLimiter rateLimiter, RequestIdentityResolver requestIdentityResolver,
-			RateLimitResponseWriter rateLimitResponseWriter, RateLimitProperties properties,
-			LimitResolver rateLimitResolver, PlanResolver rateLimitPlanResolver) {
-		List<RouteLimit> routes = RateLimitRoutesMapper.routes(properties, rateLimitResolver);
-		return new WebRateLimiter(rateLimiter, requestIdentityResolver, rateLimitResponseWriter, routes,
-				rateLimitPlanResolver);
-	}
-
-	@Bean
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(WebRateLimiter webRateLimiter,
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RequestRateLimiter requestRateLimiter,
 			RateLimitProperties properties) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(webRateLimiter));
+				new RateLimitFilter(requestRateLimiter));
 		registration.setName(FILTER_NAME);
 		registration.setOrder(properties.getFilterOrder());
 		registration.setDispatcherTypes(DispatcherType.REQUEST);
@@ -84,8 +49,9 @@ class RateLimitServletConfiguration {
 	}
 
 	@Bean
-	WebMvcConfigurer rateLimitWebMvcConfigurer(WebRateLimiter webRateLimiter, RateLimitedMethods rateLimitedMethods) {
-		RateLimitHandlerInterceptor interceptor = new RateLimitHandlerInterceptor(webRateLimiter, rateLimitedMethods);
+	WebMvcConfigurer rateLimitWebMvcConfigurer(RequestRateLimiter requestRateLimiter, MethodLimits rateLimitMethodLimits) {
+		RateLimitHandlerInterceptor interceptor = new RateLimitHandlerInterceptor(requestRateLimiter,
+				rateLimitMethodLimits);
 		return new WebMvcConfigurer() {
 			@Override
 			public void addInterceptors(InterceptorRegistry registry) {
@@ -95,21 +61,20 @@ class RateLimitServletConfiguration {
 	}
 
 	@Bean
-	RateLimitExceptionResolver rateLimitExceptionResolver(WebRateLimiter webRateLimiter) {
-		return new RateLimitExceptionResolver(webRateLimiter);
+	RateLimitExceptionResolver rateLimitExceptionResolver(RequestRateLimiter requestRateLimiter) {
+		return new RateLimitExceptionResolver(requestRateLimiter);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	WebCallContextProvider webCallContextProvider(WebRateLimiter webRateLimiter,
-			RequestIdentityResolver requestIdentityResolver) {
-		return new WebCallContextProvider(webRateLimiter, requestIdentityResolver);
+	WebCallContextProvider webCallContextProvider(RequestRateLimiter requestRateLimiter) {
+		return new WebCallContextProvider(requestRateLimiter);
 	}
 
 	@Bean
 	HandlerLimitsValidator handlerLimitsValidator(ObjectProvider<RequestMappingHandlerMapping> mappings,
-			RateLimitedMethods rateLimitedMethods, ObjectProvider<RateLimitedMethodInterceptor> interceptor) {
-		return new HandlerLimitsValidator(mappings, rateLimitedMethods, interceptor::getObject);
+			RateLimitedMethods rateLimitedMethods, ObjectProvider<MethodLimits> methodLimits) {
+		return new HandlerLimitsValidator(mappings, rateLimitedMethods, methodLimits::getObject);
 	}
 
 }

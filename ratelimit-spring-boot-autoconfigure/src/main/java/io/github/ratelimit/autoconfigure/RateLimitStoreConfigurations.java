@@ -6,8 +6,8 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -16,12 +16,12 @@ import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.CircuitBreaker;
 import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.ObservedRateLimitStore;
+import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitObserver;
 import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 /**
@@ -48,8 +48,10 @@ final class RateLimitStoreConfigurations {
 			// before the constructors below reject a value without naming its property
 			RateLimitPropertiesMapper.validateGeneral(properties);
 			RateLimitProperties.Redis redis = properties.getRedis();
-			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(), null,
-					redis.getTimeout());
+			// Redis decides at its own TIME unless the application (a test) brought its own clock
+			RateLimitClock redisClock = RateLimitClock.isSystem(rateLimitClock) ? null : rateLimitClock;
+			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(),
+					redisClock, redis.getTimeout());
 			// in the background: a hung Redis must not hold up the application's startup
 			Thread preload = new Thread(() -> {
 				try {

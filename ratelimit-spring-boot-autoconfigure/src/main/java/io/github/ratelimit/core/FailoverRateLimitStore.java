@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -89,6 +92,49 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 			}
 		}
 		return decideLocally(acquisitions, failure, maxDelayMicros);
+	}
+
+	/**
+	 * Decides on the remote store without holding the calling thread, and locally (on the
+	 * thread completing the remote call) when it fails, exactly as {@link #tryAcquire}.
+	 */
+	@Override
+	public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		if (!this.breaker.tryAcquirePermission()) {
+			return decideLocallyAsync(acquisitions, null, maxDelayMicros);
+		}
+		CompletionStage<RateLimitResult> remote;
+		try {
+			remote = this.primary.tryAcquireAsync(acquisitions, maxDelayMicros);
+		}
+		catch (RuntimeException ex) {
+			remote = CompletableFuture.failedFuture(ex);
+		}
+		return remote.handle((result, failure) -> {
+			if (failure == null) {
+				onSuccess();
+				return CompletableFuture.completedFuture(result);
+			}
+			RuntimeException cause = asRuntime(failure);
+			onFailure(cause);
+			return decideLocallyAsync(acquisitions, cause, maxDelayMicros);
+		}).thenCompose((next) -> next);
+	}
+
+	private CompletionStage<RateLimitResult> decideLocallyAsync(List<Acquisition> acquisitions,
+			RuntimeException failure, long maxDelayMicros) {
+		try {
+			return CompletableFuture.completedFuture(decideLocally(acquisitions, failure, maxDelayMicros));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static RuntimeException asRuntime(Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause.toString(), cause);
 	}
 
 	/**

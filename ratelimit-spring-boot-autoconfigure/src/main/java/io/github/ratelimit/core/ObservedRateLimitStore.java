@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Reports every failed call to a store to an observer, then lets the failure through
@@ -31,6 +32,23 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 			this.observer.storeFailed(this.delegate.name(), ex);
 			throw ex;
 		}
+	}
+
+	@Override
+	public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		CompletionStage<RateLimitResult> decided;
+		try {
+			decided = this.delegate.tryAcquireAsync(acquisitions, maxDelayMicros);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.delegate.name(), ex);
+			throw ex;
+		}
+		return decided.whenComplete((result, failure) -> {
+			if (failure != null) {
+				this.observer.storeFailed(this.delegate.name(), failure);
+			}
+		});
 	}
 
 	@Override

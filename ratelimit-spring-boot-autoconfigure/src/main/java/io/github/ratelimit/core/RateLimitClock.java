@@ -22,9 +22,35 @@ public interface RateLimitClock {
 	 * @return the system clock
 	 */
 	static RateLimitClock system() {
-		long anchorMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
-		long anchorNanos = System.nanoTime();
-		return () -> anchorMicros + (System.nanoTime() - anchorNanos) / 1_000;
+		return new SystemClock();
+	}
+
+	/**
+	 * Whether a clock is a {@link #system()} clock: stores that keep their own time (Redis
+	 * decides at its {@code TIME}, so instances with skewed clocks agree) follow any other
+	 * clock, which only tests provide.
+	 * @param clock the clock
+	 * @return whether it is the system clock
+	 */
+	static boolean isSystem(RateLimitClock clock) {
+		return clock instanceof SystemClock;
+	}
+
+	/** The system clock: wall-clock anchored, advancing monotonically. */
+	final class SystemClock implements RateLimitClock {
+
+		private final long anchorMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+
+		private final long anchorNanos = System.nanoTime();
+
+		private SystemClock() {
+		}
+
+		@Override
+		public long nowMicros() {
+			return this.anchorMicros + (System.nanoTime() - this.anchorNanos) / 1_000;
+		}
+
 	}
 
 }

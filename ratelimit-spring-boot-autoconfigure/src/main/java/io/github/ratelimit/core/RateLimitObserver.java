@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import java.util.List;
+
 /**
  * Sees what the limiter decides and how its stores behave; metrics are one observer.
  * Observers must be fast and must not throw: they run on the request's thread.
@@ -16,6 +18,16 @@ public interface RateLimitObserver {
 	 * @param nanos how long the store took to decide
 	 */
 	default void decided(RateLimitResult result, long nanos) {
+	}
+
+	/**
+	 * Called when what admitted decisions charged is given back: a later stage of the
+	 * same request rejected it, or a caller waiting for its slot is gone. Those decisions
+	 * were reported to {@link #decided} as admitted when they were made.
+	 * @param acquisitions the acquisitions whose cost is given back, one per decision
+	 * @param decided the result that admitted them, with the store that decided
+	 */
+	default void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package io.github.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Where buckets live. Implementations decide atomically and, for remote stores, in one
@@ -52,6 +54,23 @@ public interface RateLimitStore {
 		RateLimitResult result = tryAcquire(List.of(new Acquisition(limit, identity, cost)), maxDelayMicros);
 		into.set(result.decisions().get(0)).decidedAt(result.timestampMicros(), result.store());
 		return !into.rejects();
+	}
+
+	/**
+	 * Decides like {@link #tryAcquire(List, long)} without holding the calling thread while
+	 * the store works, for callers on an event loop. Stores that do I/O override it; the
+	 * default decides on the calling thread, which suits a store that only touches memory.
+	 * @param acquisitions acquisitions naming distinct buckets
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return the decisions, completed exceptionally as {@link #tryAcquire} would throw
+	 */
+	default CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		try {
+			return CompletableFuture.completedFuture(tryAcquire(acquisitions, maxDelayMicros));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Decides the limits of one request together through a {@link RateLimitStore}. Limits
@@ -91,14 +93,37 @@ public final class RateLimiter {
 		return admitted;
 	}
 
+	/**
+	 * Decides like {@link #acquire(List, long)} without holding the calling thread while
+	 * the store works (see {@link RateLimitStore#tryAcquireAsync}).
+	 * @param acquisitions the acquisitions, possibly naming one bucket several times
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @return the decisions, one per acquisition, in order
+	 */
+	public CompletionStage<RateLimitResult> acquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		if (acquisitions.isEmpty()) {
+			return CompletableFuture.completedFuture(new RateLimitResult(List.of(), 0));
+		}
+		long start = System.nanoTime();
+		List<Acquisition> merged = merge(acquisitions);
+		return this.store.tryAcquireAsync(merged, maxDelayMicros).thenApply((result) -> {
+			RateLimitResult unmerged = unmerge(acquisitions, merged, result);
+			this.observer.decided(unmerged, System.nanoTime() - start);
+			return unmerged;
+		});
+	}
+
 	private RateLimitResult decide(List<Acquisition> acquisitions, long maxDelayMicros) {
 		List<Acquisition> merged = merge(acquisitions);
+		return unmerge(acquisitions, merged, this.store.tryAcquire(merged, maxDelayMicros));
+	}
+
+	/** One decision per acquisition as asked, from the decisions of the merged buckets. */
+	private static RateLimitResult unmerge(List<Acquisition> acquisitions, List<Acquisition> merged,
+			RateLimitResult result) {
 		if (merged.size() == acquisitions.size()) {
-			return (maxDelayMicros > 0) ? this.store.tryAcquire(acquisitions, maxDelayMicros)
-					: this.store.tryAcquire(acquisitions);
+			return result;
 		}
-		RateLimitResult result = (maxDelayMicros > 0) ? this.store.tryAcquire(merged, maxDelayMicros)
-				: this.store.tryAcquire(merged);
 		Map<BucketKey, RateLimitDecision> byKey = new LinkedHashMap<>();
 		for (int i = 0; i < merged.size(); i++) {
 			byKey.put(merged.get(i).key(), result.decisions().get(i));
@@ -112,13 +137,14 @@ public final class RateLimiter {
 
 	/**
 	 * Gives back what an admitted {@link #acquire} consumed, to the store that decided it
-	 * (with a failover store, the remote store or its fallback).
+	 * (with a failover store, the remote store or its fallback), and tells the observer.
 	 * @param acquisitions the acquisitions as passed to {@link #acquire}
 	 * @param decided the result of that call
 	 */
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		if (!acquisitions.isEmpty()) {
 			this.store.refund(merge(acquisitions), decided);
+			this.observer.refunded(acquisitions, decided);
 		}
 	}
 

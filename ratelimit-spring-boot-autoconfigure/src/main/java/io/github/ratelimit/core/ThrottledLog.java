@@ -39,8 +39,11 @@ public final class ThrottledLog {
 	public boolean log(String message, Consumer<String> sink) {
 		long now = this.ticker.getAsLong();
 		long next = this.nextAllowed.get();
+		// counted before winning: a thread that loses to this one while it logs is held back
+		// for the next message, not reported in this one
+		long held = this.suppressed.get();
 		if (now - next >= 0 && this.nextAllowed.compareAndSet(next, now + this.intervalNanos)) {
-			long held = this.suppressed.getAndSet(0);
+			this.suppressed.addAndGet(-held);
 			sink.accept((held > 0) ? message + " (" + held + " similar messages suppressed)" : message);
 			return true;
 		}

@@ -1,5 +1,6 @@
 package io.github.ratelimit.metrics;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +11,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitObserver;
@@ -20,9 +22,16 @@ import io.github.ratelimit.core.StoreStatus;
 /**
  * Micrometer meters of the limiter:
  * <ul>
- * <li>{@code ratelimit.requests} (counter; tags {@code limit}, {@code result} =
- * allowed | rejected | shadow_rejected, {@code store} = memory | redis | fallback): one per limit decided for
- * a request;</li>
+ * <li>{@code ratelimit.requests} (counter; tags {@code limit}, {@code result}, {@code store} =
+ * memory | redis | fallback): one per limit decided for a request. {@code result} is
+ * {@code allowed} when the limit admitted the request and was charged its cost,
+ * {@code not_charged} when it would have admitted it but another limit decided with it
+ * rejected the request (so it was charged nothing), {@code rejected} when it turned the
+ * request away, and {@code shadow_rejected} when a shadow limit would have;</li>
+ * <li>{@code ratelimit.refunds} (counter; tags {@code limit}, {@code store}): charges counted as
+ * {@code allowed} that were given back later, because a later stage of the request
+ * rejected it or a caller waiting for its slot was gone; {@code allowed} minus
+ * {@code refunds} is what stayed charged;</li>
  * <li>{@code ratelimit.store.latency} (timer; tag {@code store}): time to decide the
  * limits of a request, by the store that decided;</li>
  * <li>{@code ratelimit.store.errors} (counter; tag {@code store}): failed or timed-out calls
@@ -41,6 +50,8 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	private final Map<RequestKey, Counter> requests = new ConcurrentHashMap<>();
 
 	private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
+
+	private final Map<RequestKey, Counter> refunds = new ConcurrentHashMap<>();
 
 	private final Map<RequestKey, Counter> divergences = new ConcurrentHashMap<>();
 
@@ -77,8 +88,10 @@ public final class RateLimitMetrics implements RateLimitObserver {
 			.description("Time the rate limit store took to decide a request")
 			.tag("store", name)
 			.register(this.registry)).record(nanos, TimeUnit.NANOSECONDS);
+		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
+		boolean charged = result.allowed();
 		for (RateLimitDecision decision : result.decisions()) {
-			String outcome = decision.allowed() ? "allowed" : (decision.limit().shadow() ? "shadow_rejected" : "rejected");
+			String outcome = outcome(decision, charged);
 			this.requests.computeIfAbsent(new RequestKey(decision.limit().name(), outcome, result.store()),
 					(key) -> Counter.builder("ratelimit.requests")
 						.description("Requests decided by a rate limit")
@@ -89,6 +102,28 @@ public final class RateLimitMetrics implements RateLimitObserver {
 				.increment();
 		}
 		countDivergences(result);
+	}
+
+	@Override
+	public void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
+		for (Acquisition acquisition : acquisitions) {
+			this.refunds.computeIfAbsent(new RequestKey(acquisition.limit().name(), "", decided.store()),
+					(key) -> Counter.builder("ratelimit.refunds")
+						.description("Admissions whose charge was given back: the request was rejected later, "
+								+ "or its caller was gone")
+						.tag("limit", key.limit())
+						.tag("store", key.store())
+						.register(this.registry))
+				.increment();
+		}
+	}
+
+	/** The {@code result} tag of a decision; {@code charged} when no limit rejected the request. */
+	private static String outcome(RateLimitDecision decision, boolean charged) {
+		if (decision.allowed()) {
+			return charged ? "allowed" : "not_charged";
+		}
+		return decision.limit().shadow() ? "shadow_rejected" : "rejected";
 	}
 
 	/** Counts where a candidate and its enforced limit decided differently for one request. */

@@ -11,9 +11,10 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
-import io.github.ratelimit.aop.AnnotatedLimit;
-import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
-import io.github.ratelimit.aop.RateLimitedMethods;
+import io.github.ratelimit.pipeline.AnnotatedLimit;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
+import io.github.ratelimit.pipeline.RouteNames;
 
 /**
  * Resolves the limits of every {@code @RateLimited} handler under each of its route names
@@ -26,19 +27,19 @@ public final class HandlerLimitsValidator implements SmartInitializingSingleton 
 
 	private final RateLimitedMethods methods;
 
-	private final Supplier<RateLimitedMethodInterceptor> interceptor;
+	private final Supplier<MethodLimits> limits;
 
 	/**
 	 * Creates a validator.
 	 * @param mappings the handler mappings
 	 * @param methods finds the annotations
-	 * @param interceptor resolves the limits
+	 * @param limits resolves the limits
 	 */
 	public HandlerLimitsValidator(ObjectProvider<RequestMappingHandlerMapping> mappings, RateLimitedMethods methods,
-			Supplier<RateLimitedMethodInterceptor> interceptor) {
+			Supplier<MethodLimits> limits) {
 		this.mappings = mappings;
 		this.methods = methods;
-		this.interceptor = interceptor;
+		this.limits = limits;
 	}
 
 	@Override
@@ -47,7 +48,7 @@ public final class HandlerLimitsValidator implements SmartInitializingSingleton 
 	}
 
 	private void validate(AnnotatedLimit limit, String route, HandlerMethod handler) {
-		this.interceptor.get().guard(limit, limit.nameFor(route, handler.getMethod()), route);
+		this.limits.get().guard(limit, limit.nameFor(route, handler.getMethod()), route);
 	}
 
 	private void validate(RequestMappingInfo info, HandlerMethod handler) {

@@ -11,6 +11,9 @@ import org.springframework.web.servlet.ModelAndView;
 
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimitUnavailableException;
+import io.github.ratelimit.pipeline.ProblemResponse;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
 
 /**
  * Turns {@link RateLimitExceededException} into a {@code 429} problem response, and
@@ -23,13 +26,13 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	/** Right after Spring Boot's error attributes, before every other resolver. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
 
-	private final WebRateLimiter limiter;
+	private final RequestRateLimiter limiter;
 
 	/**
 	 * Creates a resolver.
-	 * @param limiter writes the rejection
+	 * @param limiter renders the rejection
 	 */
-	public RateLimitExceptionResolver(WebRateLimiter limiter) {
+	public RateLimitExceptionResolver(RequestRateLimiter limiter) {
 		this.limiter = limiter;
 	}
 
@@ -41,12 +44,11 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 			return null;
 		}
 		try {
-			if (ex instanceof RateLimitExceededException exceeded) {
-				this.limiter.writeRejection(request, response, exceeded.getDecisions());
-			}
-			else {
-				this.limiter.writeUnavailable(request, response, (RateLimitUnavailableException) ex);
-			}
+			RequestLimits state = ServletRateLimitRequest.state(request);
+			ProblemResponse problem = (ex instanceof RateLimitExceededException exceeded)
+					? this.limiter.rejection(state, exceeded.getDecisions())
+					: this.limiter.unavailable(state, (RateLimitUnavailableException) ex);
+			ServletRateLimitRequest.write(response, problem);
 		}
 		catch (IOException writeFailure) {
 			return null;

@@ -1,7 +1,6 @@
 package io.github.ratelimit.web;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.servlet.FilterChain;
@@ -12,6 +11,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
 
 /**
  * Enforces {@code ratelimit.routes}. Runs before Spring Security, so route limits keyed on
@@ -25,39 +26,28 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	/** Default order: just before Spring Security's filter chain (order -100). */
 	public static final int DEFAULT_ORDER = -110;
 
-	private final WebRateLimiter limiter;
+	private final RequestRateLimiter limiter;
 
 	/**
 	 * Creates a filter.
-	 * @param limiter the web limiter
+	 * @param limiter the request limiter
 	 */
-	public RateLimitFilter(WebRateLimiter limiter) {
+	public RateLimitFilter(RequestRateLimiter limiter) {
 		this.limiter = limiter;
 	}
 
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		List<RouteLimit> routes = this.limiter.matchRoutes(request);
-		if (routes.isEmpty()) {
+		if (!this.limiter.hasRoutes()) {
 			chain.doFilter(request, response);
 			return;
 		}
-		List<Acquisition> now = new ArrayList<>(routes.size());
-		List<RouteLimit> deferred = new ArrayList<>(0);
-		for (RouteLimit route : routes) {
-			if (route.definition().needsPrincipal()) {
-				deferred.add(route);
-			}
-			else {
-				now.addAll(this.limiter.bindAll(route.definition(), request));
-			}
-		}
-		if (!now.isEmpty() && !this.limiter.decide(now, request, response)) {
+		ServletRateLimitRequest view = new ServletRateLimitRequest(request);
+		RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
+		List<Acquisition> now = this.limiter.routeStage(view, state);
+		if (!now.isEmpty() && !ServletRateLimitRequest.apply(this.limiter.decide(now, state), state, response, this.limiter)) {
 			return;
-		}
-		if (!deferred.isEmpty()) {
-			this.limiter.defer(request, deferred);
 		}
 		chain.doFilter(request, response);
 	}

@@ -9,8 +9,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
 
-import io.github.ratelimit.aop.RateLimitedMethods;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
 
 /**
  * Decides route limits keyed on the principal once Spring Security has authenticated the
@@ -19,16 +21,16 @@ import io.github.ratelimit.core.Acquisition;
  */
 public class RateLimitHandlerInterceptor implements HandlerInterceptor {
 
-	private final WebRateLimiter limiter;
+	private final RequestRateLimiter limiter;
 
-	private final RateLimitedMethods methods;
+	private final MethodLimits methods;
 
 	/**
 	 * Creates an interceptor.
-	 * @param limiter the web limiter
+	 * @param limiter the request limiter
 	 * @param methods finds annotated handlers
 	 */
-	public RateLimitHandlerInterceptor(WebRateLimiter limiter, RateLimitedMethods methods) {
+	public RateLimitHandlerInterceptor(RequestRateLimiter limiter, MethodLimits methods) {
 		this.limiter = limiter;
 		this.methods = methods;
 	}
@@ -36,14 +38,16 @@ public class RateLimitHandlerInterceptor implements HandlerInterceptor {
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws Exception {
-		if (request.getDispatcherType() != DispatcherType.REQUEST || !this.limiter.hasDeferred(request)) {
+		RequestLimits state = ServletRateLimitRequest.state(request);
+		if (request.getDispatcherType() != DispatcherType.REQUEST || state == null || !state.hasDeferred()) {
 			return true;
 		}
-		if (handler instanceof HandlerMethod method && this.methods.isRateLimited(method.getMethod(), method.getBeanType())) {
+		if (handler instanceof HandlerMethod method
+				&& !this.methods.find(method.getMethod(), method.getBeanType()).isEmpty()) {
 			return true;
 		}
-		List<Acquisition> acquisitions = this.limiter.takeDeferred(request);
-		return this.limiter.decide(acquisitions, request, response);
+		List<Acquisition> acquisitions = this.limiter.takeDeferred(new ServletRateLimitRequest(request), state);
+		return ServletRateLimitRequest.apply(this.limiter.decide(acquisitions, state), state, response, this.limiter);
 	}
 
 }

@@ -2,9 +2,7 @@ package io.github.ratelimit.web;
 
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
-import java.security.Principal;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,13 +19,12 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
 
-import io.github.ratelimit.KeySource;
-import io.github.ratelimit.aop.CallContext;
-import io.github.ratelimit.aop.CallContextProvider;
-import io.github.ratelimit.aop.DetachedCallContext;
-import io.github.ratelimit.aop.PrincipalNames;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.pipeline.CallContext;
+import io.github.ratelimit.pipeline.CallContextProvider;
+import io.github.ratelimit.pipeline.DetachedCallContext;
+import io.github.ratelimit.pipeline.RequestCallContext;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.RouteNames;
 
 /**
  * Gives rate limited calls running inside a servlet request access to that request: its
@@ -35,29 +32,42 @@ import io.github.ratelimit.core.RateLimitResult;
  */
 public final class WebCallContextProvider implements CallContextProvider {
 
-	private final WebRateLimiter limiter;
-
-	private final RequestIdentityResolver identities;
+	private final RequestRateLimiter limiter;
 
 	private final Map<Method, Set<String>> declaredMethods = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a provider.
-	 * @param limiter the web limiter
-	 * @param identities finds identities of requests
+	 * @param limiter the request limiter
 	 */
-	public WebCallContextProvider(WebRateLimiter limiter, RequestIdentityResolver identities) {
+	public WebCallContextProvider(RequestRateLimiter limiter) {
 		this.limiter = limiter;
-		this.identities = identities;
 	}
 
 	@Override
 	public CallContext current() {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		if (attributes instanceof ServletRequestAttributes servlet) {
-			return new RequestCallContext(servlet.getRequest(), servlet.getResponse());
+		if (!(attributes instanceof ServletRequestAttributes servlet)) {
+			return DetachedCallContext.INSTANCE;
 		}
-		return DetachedCallContext.INSTANCE;
+		HttpServletRequest request = servlet.getRequest();
+		HttpServletResponse response = servlet.getResponse();
+		return new RequestCallContext(this.limiter, new ServletRateLimitRequest(request),
+				ServletRateLimitRequest.stateOrCreate(request), (method) -> handlerRouteName(request, method),
+				(name, value) -> {
+					if (response != null) {
+						ServletRateLimitRequest.setHeader(response, name, value);
+					}
+				});
+	}
+
+	/** The canonical route of the request when {@code method} is its handler. */
+	private String handlerRouteName(HttpServletRequest request, Method method) {
+		Object handler = request.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE);
+		if (handler instanceof HandlerMethod handlerMethod && handlerMethod.getMethod().equals(method)) {
+			return routeName(request, handlerMethod);
+		}
+		return null;
 	}
 
 	/**
@@ -77,7 +87,7 @@ public final class WebCallContextProvider implements CallContextProvider {
 	}
 
 	/** The methods a handler is mapped to, combining its type and method mappings as Spring MVC does. */
-	private static Set<String> declaredMethods(HandlerMethod handler) {
+	static Set<String> declaredMethods(HandlerMethod handler) {
 		Set<String> methods = new HashSet<>();
 		for (AnnotatedElement element : new AnnotatedElement[] { handler.getBeanType(), handler.getMethod() }) {
 			RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(element, RequestMapping.class);
@@ -88,58 +98,6 @@ public final class WebCallContextProvider implements CallContextProvider {
 			}
 		}
 		return Set.copyOf(methods);
-	}
-
-	private final class RequestCallContext implements CallContext {
-
-		private final HttpServletRequest request;
-
-		private final HttpServletResponse response;
-
-		RequestCallContext(HttpServletRequest request, HttpServletResponse response) {
-			this.request = request;
-			this.response = response;
-		}
-
-		@Override
-		public String handlerRouteName(Method method) {
-			Object handler = this.request.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE);
-			if (handler instanceof HandlerMethod handlerMethod && handlerMethod.getMethod().equals(method)) {
-				return routeName(this.request, handlerMethod);
-			}
-			return null;
-		}
-
-		@Override
-		public String identity(List<KeySource> keyChain) {
-			return WebCallContextProvider.this.identities.resolve(keyChain, this.request);
-		}
-
-		@Override
-		public Principal principal() {
-			return PrincipalNames.currentPrincipal(this.request.getUserPrincipal());
-		}
-
-		@Override
-		public Object request() {
-			return this.request;
-		}
-
-		@Override
-		public List<Acquisition> takeDeferredAcquisitions() {
-			return WebCallContextProvider.this.limiter.takeDeferred(this.request);
-		}
-
-		@Override
-		public void allowed(List<Acquisition> acquisitions, RateLimitResult result) {
-			WebCallContextProvider.this.limiter.allowed(acquisitions, result, this.request, this.response);
-		}
-
-		@Override
-		public void rejected(RateLimitResult result, boolean refundEarlierStages) {
-			WebCallContextProvider.this.limiter.rejected(result, this.request, refundEarlierStages);
-		}
-
 	}
 
 }

@@ -28,6 +28,10 @@ import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RecordingSleeper;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.pipeline.CallContext;
+import io.github.ratelimit.pipeline.DetachedCallContext;
+import io.github.ratelimit.pipeline.MethodLimits;
+import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -147,8 +151,8 @@ class WaitForPermitTests {
 	private Sender proxy(Map<String, LimitSettings> policies) {
 		RateLimitedMethods methods = new RateLimitedMethods();
 		LimitResolver resolver = new LimitResolver(policies, List.of(KeySource.GLOBAL));
-		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(methods, resolver, this.limiter,
-				() -> this.context, this.waiter);
+		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(new MethodLimits(methods, resolver),
+				this.limiter, () -> this.context, this.waiter, (principal) -> null);
 		ProxyFactory factory = new ProxyFactory(this.target);
 		factory.setProxyTargetClass(true);
 		factory.addAdvisor(new RateLimitedAdvisor(methods, () -> interceptor));
@@ -205,7 +209,7 @@ class WaitForPermitTests {
 		}
 
 		@Override
-		public String identity(List<KeySource> keyChain) {
+		public String identity(String limit, List<KeySource> keyChain) {
 			return Identities.GLOBAL;
 		}
 

@@ -15,9 +15,9 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.aop.AuthorityPlanResolver;
 import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LimitSettings;
+import io.github.ratelimit.pipeline.AuthorityPlanResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

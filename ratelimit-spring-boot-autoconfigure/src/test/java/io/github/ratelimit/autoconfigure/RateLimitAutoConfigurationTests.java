@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -24,6 +25,7 @@ import org.springframework.mock.web.MockHttpServletResponse;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
@@ -38,13 +40,19 @@ import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.web.ClientIpResolver;
-import io.github.ratelimit.web.HeaderStyle;
-import io.github.ratelimit.web.IpRange;
+import io.github.ratelimit.pipeline.ClientIpResolver;
+import io.github.ratelimit.pipeline.HeaderStyle;
+import io.github.ratelimit.pipeline.IpRange;
+import io.github.ratelimit.pipeline.RateLimitResponses;
+import io.github.ratelimit.pipeline.RequestIdentityResolver;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.Verdict;
 import io.github.ratelimit.web.RateLimitFilter;
-import io.github.ratelimit.web.RateLimitResponseWriter;
-import io.github.ratelimit.web.RequestIdentityResolver;
-import io.github.ratelimit.web.WebRateLimiter;
+import io.github.ratelimit.web.ServletRateLimitRequest;
+import io.github.ratelimit.webflux.RateLimitHandlerWebFilter;
+import io.github.ratelimit.webflux.RateLimitWebFilter;
+import io.github.ratelimit.webflux.ReactiveHandlerLimits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -61,6 +69,23 @@ class RateLimitAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
 
 	@Test
+	void reactiveWebApplicationGetsTheReactiveFrontEndAndNoServletOne() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withPropertyValues("ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=5")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(RequestRateLimiter.class);
+				assertThat(context).hasSingleBean(RateLimitWebFilter.class);
+				assertThat(context).hasSingleBean(RateLimitHandlerWebFilter.class);
+				assertThat(context).hasSingleBean(ReactiveHandlerLimits.class);
+				assertThat(context).doesNotHaveBean(RateLimitFilter.class);
+				assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
+				assertThat(context.getBean(RateLimitWebFilter.class).getOrder()).isEqualTo(RateLimitWebFilter.DEFAULT_ORDER);
+			});
+	}
+
+	@Test
 	void backsOffWhenDisabled() {
 		this.webContextRunner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -69,7 +94,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).doesNotHaveBean(RateLimitedAdvisor.class);
 			assertThat(context).doesNotHaveBean(RateLimitedMethodInterceptor.class);
 			assertThat(context).doesNotHaveBean(RateLimitProperties.class);
-			assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+			assertThat(context).doesNotHaveBean(RequestRateLimiter.class);
 			assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
 			assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
 		});
@@ -125,7 +150,7 @@ class RateLimitAutoConfigurationTests {
 			MockHttpServletRequest request = new MockHttpServletRequest();
 			request.setRemoteAddr("203.0.113.9");
 			request.addHeader("X-Tenant-Id", "tenant-" + i);
-			String identity = identities.resolve(List.of(KeySource.TENANT, KeySource.IP), request);
+			String identity = identities.resolve("reports", List.of(KeySource.TENANT, KeySource.IP), new ServletRateLimitRequest(request));
 			assertThat(identity).isEqualTo(Identities.tenant("tenant-" + i));
 			assertThat(store.tryAcquire(List.of(new Acquisition(limit, identity, 1))).allowed()).isTrue();
 		}
@@ -166,7 +191,8 @@ class RateLimitAutoConfigurationTests {
 			MockHttpServletRequest request = new MockHttpServletRequest();
 			request.setRemoteAddr("10.1.2.3");
 			request.addHeader("X-Forwarded-For", "203.0.113.7");
-			String identity = context.getBean(RequestIdentityResolver.class).resolve(List.of(KeySource.IP), request);
+			String identity = context.getBean(RequestIdentityResolver.class)
+				.resolve("any", List.of(KeySource.IP), new ServletRateLimitRequest(request));
 			// the default resolver trusts no proxy and would answer 10.1.2.3
 			assertThat(identity).isEqualTo(Identities.ip("203.0.113.7"));
 		});
@@ -175,13 +201,14 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void userResponseWriterWritesTheHeaders() {
 		this.webContextRunner.withUserConfiguration(UserResponseWriterConfiguration.class).run((context) -> {
-			assertThat(context).hasSingleBean(RateLimitResponseWriter.class);
+			assertThat(context).hasSingleBean(RateLimitResponses.class);
 			RateLimit limit = RateLimit.of("written", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(1));
-			MockHttpServletRequest request = new MockHttpServletRequest();
 			MockHttpServletResponse response = new MockHttpServletResponse();
-			boolean allowed = context.getBean(WebRateLimiter.class)
-				.decide(List.of(new Acquisition(limit, Identities.GLOBAL, 1)), request, response);
-			assertThat(allowed).isTrue();
+			RequestRateLimiter limiter = context.getBean(RequestRateLimiter.class);
+			RequestLimits state = new RequestLimits();
+			Verdict verdict = limiter.decide(List.of(new Acquisition(limit, Identities.GLOBAL, 1)), state);
+			assertThat(verdict.proceeds()).isTrue();
+			limiter.headers(state, response::setHeader);
 			assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("5");
 			assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("4");
 			assertThat(response.getHeader("RateLimit-Policy")).isNull();
@@ -198,7 +225,7 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void registersFilterInServletWebApplication() {
 		this.webContextRunner.run((context) -> {
-			assertThat(context).hasSingleBean(WebRateLimiter.class);
+			assertThat(context).hasSingleBean(RequestRateLimiter.class);
 			assertThat(context).hasBean(RateLimitServletConfiguration.FILTER_NAME);
 			FilterRegistrationBean<?> registration = context.getBean(RateLimitServletConfiguration.FILTER_NAME,
 					FilterRegistrationBean.class);
@@ -229,8 +256,27 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimitedMethodInterceptor.class);
 			assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
 			assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
-			assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+			assertThat(context).doesNotHaveBean(RequestRateLimiter.class);
 			assertThat(context).doesNotHaveBean(RequestIdentityResolver.class);
+		});
+	}
+
+	@Test
+	void routeLimitsFailTheStartupOfAnApplicationThatIsNotAWebApplication() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=5")
+			.run((context) -> assertThat(context).getFailure()
+				.isInstanceOf(RateLimitConfigurationException.class)
+				.hasMessageContaining("ratelimit.routes")
+				.hasMessageContaining("neither a servlet nor a reactive web application"));
+	}
+
+	@Test
+	void annotatedBeansAreStillLimitedInAnApplicationThatIsNotAWebApplication() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+			assertThat(context).doesNotHaveBean(RequestRateLimiter.class);
 		});
 	}
 
@@ -242,7 +288,7 @@ class RateLimitAutoConfigurationTests {
 				assertThat(context).hasSingleBean(RateLimiter.class);
 				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 				assertThat(context).doesNotHaveBean(RateLimitServletConfiguration.FILTER_NAME);
-				assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+				assertThat(context).doesNotHaveBean(RequestRateLimiter.class);
 			});
 	}
 
@@ -252,7 +298,7 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).hasSingleBean(RateLimiter.class);
-				assertThat(context).doesNotHaveBean(WebRateLimiter.class);
+				assertThat(context).doesNotHaveBean(RequestRateLimiter.class);
 			});
 	}
 
@@ -359,8 +405,8 @@ class RateLimitAutoConfigurationTests {
 	static class UserResponseWriterConfiguration {
 
 		@Bean
-		RateLimitResponseWriter userResponseWriter() {
-			return new RateLimitResponseWriter(HeaderStyle.X_RATELIMIT);
+		RateLimitResponses userResponseWriter() {
+			return new RateLimitResponses(HeaderStyle.X_RATELIMIT);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,6 +17,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitObserver;
+import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.metrics.RateLimitMetrics;
 
@@ -66,6 +69,47 @@ class RateLimitMetricsAutoConfigurationTests {
 					.contains("ratelimit_fallback_active 0.0")
 					.contains("ratelimit_buckets{store=\"memory\"} 1.0")
 					.contains("ratelimit_buckets_max{store=\"memory\"} 100000.0");
+			});
+	}
+
+	@Test
+	void chargesNotTakenAndGivenBackRenderInPrometheus() {
+		this.contextRunner.withBean(MeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				Acquisition search = new Acquisition(
+						RateLimit.of("search", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1)), "user:alice", 1);
+				limiter.acquire(List.of(acquisition()));
+				// the orders limit is used up: it rejects, and the search limit, which had
+				// room, is not charged
+				assertThat(limiter.acquire(List.of(search, acquisition())).allowed()).isFalse();
+				RateLimitResult admitted = limiter.acquire(List.of(search));
+				limiter.refund(List.of(search), admitted);
+				String scrape = ((PrometheusMeterRegistry) context.getBean(MeterRegistry.class)).scrape();
+				assertThat(scrape)
+					.contains("ratelimit_requests_total{limit=\"search\",result=\"not_charged\",store=\"memory\"} 1.0")
+					.contains("ratelimit_requests_total{limit=\"search\",result=\"allowed\",store=\"memory\"} 1.0")
+					.contains("ratelimit_refunds_total{limit=\"search\",store=\"memory\"} 1.0");
+			});
+	}
+
+	@Test
+	void everyObserverBeanHearsOfRefunds() {
+		List<Acquisition> heard = new ArrayList<>();
+		this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean("listeningObserver", RateLimitObserver.class, () -> new RateLimitObserver() {
+				@Override
+				public void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
+					heard.addAll(acquisitions);
+				}
+			})
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				RateLimitResult admitted = limiter.acquire(List.of(acquisition()));
+				limiter.refund(List.of(acquisition()), admitted);
+				assertThat(heard).containsExactly(acquisition());
+				assertThat(context.getBean(MeterRegistry.class).get("ratelimit.refunds").counter().count())
+					.isEqualTo(1);
 			});
 	}
 

@@ -65,7 +65,8 @@ public class E2eApplication {
 	UserDetailsService users() {
 		InMemoryUserDetailsManager users = new InMemoryUserDetailsManager(
 				User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
-				User.withUsername("bob").password("{noop}bob-pw").roles("USER").build());
+				User.withUsername("bob").password("{noop}bob-pw").roles("USER").build(),
+				User.withUsername("carol").password("{noop}carol-pw").authorities("ROLE_USER", "PLAN_pro").build());
 		LOOKALIKE_USERS
 			.forEach((name) -> users.createUser(User.withUsername(name).password("{noop}pw").roles("USER").build()));
 		return users;
@@ -128,6 +129,19 @@ public class E2eApplication {
 		@GetMapping("/private/me")
 		String me(java.security.Principal principal) {
 			return principal.getName();
+		}
+
+		@RateLimited(name = "planned", capacity = 1, period = "1h", key = KeySource.PRINCIPAL)
+		@GetMapping("/private/planned")
+		String planned(java.security.Principal principal) {
+			return principal.getName();
+		}
+
+		@RateLimited(algorithm = Algorithm.TOKEN_BUCKET, capacity = 1, refillTokens = 10, period = "1s",
+				key = KeySource.GLOBAL, maxWait = "2s")
+		@GetMapping("/patient")
+		String patient() {
+			return "patient";
 		}
 
 		@RateLimited(capacity = 2, period = "1h", key = KeySource.TENANT)

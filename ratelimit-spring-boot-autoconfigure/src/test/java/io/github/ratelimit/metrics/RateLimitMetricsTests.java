@@ -49,6 +49,62 @@ class RateLimitMetricsTests {
 	}
 
 	@Test
+	void floodRejectedByOneLimitLeavesTheOtherLimitsAllowedCountStill() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 100_000);
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimit perIp = RateLimit.of("login-ip", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
+		RateLimit perUsername = RateLimit.of("login-username", Algorithm.SLIDING_WINDOW_LOG, 5,
+				Duration.ofMinutes(1));
+		for (int i = 0; i < 1_010; i++) {
+			limiter.acquire(List.of(new Acquisition(perIp, "ip:203.0.113.7", 1),
+					new Acquisition(perUsername, "key:user" + i, 1)));
+		}
+		// the first ten charged both limits; login-ip rejected the other thousand, which so
+		// took nothing from login-username although it had room for each of them
+		assertThat(decisions("login-ip", "allowed")).isEqualTo(10);
+		assertThat(decisions("login-ip", "rejected")).isEqualTo(1_000);
+		assertThat(decisions("login-username", "allowed")).isEqualTo(10);
+		assertThat(decisions("login-username", "not_charged")).isEqualTo(1_000);
+		assertThat(this.registry.find("ratelimit.requests").tags("limit", "login-username", "result", "rejected").counter())
+			.isNull();
+	}
+
+	@Test
+	void aShadowLimitThatWouldAdmitARejectedRequestIsNotCharged() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimit shadow = new RateLimit("search", Algorithm.TOKEN_BUCKET, 100, 100, Duration.ofMinutes(1),
+				io.github.ratelimit.FailMode.OPEN, true);
+		for (int i = 0; i < 5; i++) {
+			limiter.acquire(List.of(new Acquisition(this.orders, "user:a", 1), new Acquisition(shadow, "user:a", 1)));
+		}
+		assertThat(decisions("search", "allowed")).isEqualTo(3);
+		assertThat(decisions("search", "not_charged")).isEqualTo(2);
+		assertThat(store.inspect(shadow, "user:a").remaining()).isEqualTo(97);
+	}
+
+	@Test
+	void countsChargesGivenBackWhenALaterStageRejects() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimit route = RateLimit.of("per-ip", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
+		RateLimit handler = RateLimit.of("reports", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
+		for (int i = 0; i < 3; i++) {
+			List<Acquisition> firstStage = List.of(new Acquisition(route, "ip:203.0.113.7", 1));
+			RateLimitResult admitted = limiter.acquire(firstStage);
+			if (!limiter.acquire(List.of(new Acquisition(handler, "user:a", 1))).allowed()) {
+				limiter.refund(firstStage, admitted);
+			}
+		}
+		// three charges of per-ip, two of them given back: one stays
+		assertThat(decisions("per-ip", "allowed")).isEqualTo(3);
+		assertThat(this.registry.get("ratelimit.refunds").tags("limit", "per-ip", "store", "memory").counter().count())
+			.isEqualTo(2);
+		assertThat(store.inspect(route, "ip:203.0.113.7").remaining()).isEqualTo(99);
+		assertThat(this.registry.find("ratelimit.refunds").tag("limit", "reports").counter()).isNull();
+	}
+
+	@Test
 	void gaugesKeepReportingAfterGarbageCollection() {
 		RateLimitMetrics metrics = new RateLimitMetrics(this.registry,
 				() -> new InMemoryRateLimitStore(this.clock, 1000));
@@ -148,6 +204,15 @@ class RateLimitMetricsTests {
 		assertThat(this.registry.get("ratelimit.fallback.active").gauge().value()).isEqualTo(1);
 		assertThat(this.registry.get("ratelimit.buckets").tag("store", "fallback").gauge().value()).isEqualTo(1);
 		assertThat(this.registry.get("ratelimit.buckets.max").tag("store", "fallback").gauge().value()).isEqualTo(500);
+	}
+
+	private double decisions(String limit, String result) {
+		return this.registry.get("ratelimit.requests")
+			.tag("limit", limit)
+			.tag("result", result)
+			.tag("store", "memory")
+			.counter()
+			.count();
 	}
 
 	private double requests(String result, String store) {

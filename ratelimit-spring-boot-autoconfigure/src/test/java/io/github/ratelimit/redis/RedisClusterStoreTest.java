@@ -11,7 +11,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
-import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +30,7 @@ import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimitStoreContractTest;
+import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

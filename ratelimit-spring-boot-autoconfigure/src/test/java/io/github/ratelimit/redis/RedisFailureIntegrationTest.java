@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -48,7 +47,8 @@ import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.core.CircuitBreaker.State;
 import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.web.RateLimitResponseWriter;
+import io.github.ratelimit.pipeline.RateLimitResponses;
+import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -156,7 +156,7 @@ class RedisFailureIntegrationTest {
 			assertThat(closed.headers().firstValue("Content-Type"))
 				.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
 			assertThat(closed.body())
-				.contains("\"type\":\"" + RateLimitResponseWriter.TEMPORARY_REDUCED_CAPACITY + "\"")
+				.contains("\"type\":\"" + RateLimitResponses.TEMPORARY_REDUCED_CAPACITY + "\"")
 				.contains("\"status\":503")
 				.contains("\"login\"");
 

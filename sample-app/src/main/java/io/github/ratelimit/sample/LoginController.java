@@ -22,6 +22,10 @@ import io.github.ratelimit.RateLimited;
  * Checks credentials, behind two limits against password guessing: one per client IP
  * and one per username, so that neither spreading guesses over many accounts nor over
  * many addresses gets far. Every attempt counts, successful or not.
+ * <p>
+ * The user store ignores the case of usernames ({@code ALiCe} signs in as {@code alice}),
+ * so the username limit lower-cases them too: otherwise every case variant of a name would
+ * be a fresh bucket of guesses for the same account.
  */
 @RestController
 public class LoginController {
@@ -39,7 +43,7 @@ public class LoginController {
 	 */
 	@RateLimited(name = "login-ip", capacity = 10, period = "1m", key = KeySource.IP)
 	@RateLimited(name = "login-username", algorithm = Algorithm.SLIDING_WINDOW_LOG, capacity = 5, period = "1m",
-			keyExpression = "#credentials.username")
+			keyExpression = "#credentials.username?.toLowerCase(T(java.util.Locale).ROOT)")
 	@PostMapping("/api/login")
 	public ResponseEntity<?> login(@RequestBody Credentials credentials) {
 		if (credentials.username() == null || credentials.password() == null) {

@@ -1,7 +1,5 @@
 package io.github.ratelimit.sample;
 
-import java.util.regex.Pattern;
-
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -13,8 +11,6 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 public class NotificationController {
-
-	private static final Pattern PHONE_NUMBER = Pattern.compile("\\+?[0-9]{6,15}");
 
 	private final SmsSender smsSender;
 
@@ -29,17 +25,19 @@ public class NotificationController {
 	 */
 	@PostMapping("/api/notifications/sms")
 	public ResponseEntity<SmsSender.Receipt> sms(@RequestBody SmsRequest request) {
-		if (request.phoneNumber() == null || !PHONE_NUMBER.matcher(request.phoneNumber()).matches()
-				|| request.text() == null || request.text().isBlank() || request.text().length() > 160) {
+		String phoneNumber = PhoneNumbers.normalize(request.phoneNumber());
+		if (!PhoneNumbers.isValid(phoneNumber) || request.text() == null || request.text().isBlank()
+				|| request.text().length() > 160) {
 			return ResponseEntity.badRequest().build();
 		}
-		return ResponseEntity.ok(this.smsSender.send(request.phoneNumber(), request.text()));
+		return ResponseEntity.ok(this.smsSender.send(phoneNumber, request.text()));
 	}
 
 	/**
 	 * A text message to send.
 	 *
-	 * @param phoneNumber the recipient, digits with an optional leading {@code +}
+	 * @param phoneNumber the recipient, an international number written in any of the
+	 * ways {@link PhoneNumbers} understands
 	 * @param text the message, at most 160 characters
 	 */
 	public record SmsRequest(String phoneNumber, String text) {

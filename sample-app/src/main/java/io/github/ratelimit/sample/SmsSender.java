@@ -15,7 +15,10 @@ import io.github.ratelimit.RateLimited;
  * Sends text messages through a (pretend) SMS gateway. Not a controller: the limit holds
  * for every caller of the bean, web request or not.
  * <p>
- * A token bucket per phone number lets one message through per second. A caller that
+ * A token bucket per phone number lets one message through per second. The key is the
+ * number in one form ({@link PhoneNumbers}), whoever calls and however they wrote it: a
+ * caller cannot get a second bucket for a number by writing it {@code 001…} instead of
+ * {@code +1…}. A caller that
  * finds no token waits for one instead of failing ({@code maxWait}): its slot is reserved
  * in the order callers asked, so a burst is delivered at the steady rate rather than all at
  * once. A message that would wait longer than two seconds is refused at once with
@@ -34,7 +37,7 @@ public class SmsSender {
 	 * @return the gateway's receipt
 	 */
 	@RateLimited(name = "sms", algorithm = Algorithm.TOKEN_BUCKET, capacity = 1, period = "1s", maxWait = "2s",
-			keyExpression = "#phoneNumber")
+			keyExpression = "T(io.github.ratelimit.sample.PhoneNumbers).normalize(#phoneNumber)")
 	public Receipt send(String phoneNumber, String text) {
 		Receipt receipt = new Receipt(UUID.randomUUID().toString(), phoneNumber, Instant.now());
 		logger.info("SMS {} sent ({} characters)", receipt.id(), text.length());

@@ -2,6 +2,7 @@ package io.github.ratelimit.sample;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +34,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs the sample on a real port and calls it over HTTP, as curl would. Rate limit time
  * comes from a manual clock that only moves when a test moves it, so every count,
- * {@code RateLimit} header and {@code Retry-After} is exact. Each test starts at the next
- * whole minute and uses limits or identities no other test touches.
+ * {@code RateLimit} header and {@code Retry-After} is exact. Each test starts at a whole
+ * minute at least a minute after the previous one, so that the limit every request passes
+ * (per client address, and every test calls from 127.0.0.1) is full again, and uses
+ * limits or identities no other test touches otherwise.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class SampleApplicationTests {
@@ -59,8 +63,12 @@ class SampleApplicationTests {
 	@Autowired
 	private ManualClock clock;
 
+	@Autowired
+	private SmsSender smsSender;
+
 	@BeforeEach
-	void startAtNextMinute() {
+	void startAtAWholeMinuteAMinuteLater() {
+		this.clock.advance(Duration.ofMinutes(1));
 		this.clock.advanceToNextMinute();
 	}
 
@@ -113,14 +121,18 @@ class SampleApplicationTests {
 		for (int id = 1; id <= 5; id++) {
 			HttpResponse<String> response = get("/api/orders/" + id, null);
 			assertThat(response.statusCode()).as("GET /api/orders/%d", id).isIn(200, 404);
-			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"GET /api/orders/{id}\";q=5;w=60");
-			assertThat(header(response, "RateLimit")).isEqualTo("\"GET /api/orders/{id}\";r=" + (5 - id) + ";t=12");
+			assertThat(member(response, "RateLimit-Policy", "GET /api/orders/{id}"))
+				.isEqualTo("\"GET /api/orders/{id}\";q=5;w=60");
+			assertThat(member(response, "RateLimit", "GET /api/orders/{id}"))
+				.isEqualTo("\"GET /api/orders/{id}\";r=" + (5 - id) + ";t=12");
 		}
 		HttpResponse<String> rejected = get("/api/orders/6", null);
 		assertQuotaExceeded(rejected, "GET /api/orders/{id}");
 		assertThat(header(rejected, "Retry-After")).isEqualTo("12");
-		assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"GET /api/orders/{id}\";q=5;w=60");
-		assertThat(header(rejected, "RateLimit")).isEqualTo("\"GET /api/orders/{id}\";r=0;t=12");
+		assertThat(member(rejected, "RateLimit-Policy", "GET /api/orders/{id}"))
+			.isEqualTo("\"GET /api/orders/{id}\";q=5;w=60");
+		assertThat(member(rejected, "RateLimit", "GET /api/orders/{id}"))
+			.isEqualTo("\"GET /api/orders/{id}\";r=0;t=12");
 		assertThat(header(rejected, "Cache-Control")).isEqualTo("no-store");
 
 		this.clock.advance(Duration.ofSeconds(12));
@@ -134,8 +146,8 @@ class SampleApplicationTests {
 		for (int i = 1; i <= 3; i++) {
 			HttpResponse<String> response = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ALICE);
 			assertThat(response.statusCode()).isEqualTo(201);
-			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"orders-write\";q=3;w=60");
-			assertThat(header(response, "RateLimit")).startsWith("\"orders-write\";r=" + (3 - i) + ";");
+			assertThat(member(response, "RateLimit-Policy", "orders-write")).isEqualTo("\"orders-write\";q=3;w=60");
+			assertThat(member(response, "RateLimit", "orders-write")).startsWith("\"orders-write\";r=" + (3 - i) + ";");
 		}
 		HttpResponse<String> rejected = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", ALICE);
 		assertQuotaExceeded(rejected, "orders-write");
@@ -152,8 +164,9 @@ class SampleApplicationTests {
 		for (int i = 1; i <= 10; i++) {
 			HttpResponse<String> response = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", BOB);
 			assertThat(response.statusCode()).isEqualTo(201);
-			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"orders-write\";q=10;w=50");
-			assertThat(header(response, "RateLimit")).isEqualTo("\"orders-write\";r=" + (10 - i) + ";t=5");
+			assertThat(member(response, "RateLimit-Policy", "orders-write")).isEqualTo("\"orders-write\";q=10;w=50");
+			assertThat(member(response, "RateLimit", "orders-write"))
+				.isEqualTo("\"orders-write\";r=" + (10 - i) + ";t=5");
 		}
 		HttpResponse<String> rejected = post("/api/orders", "{\"item\":\"Desk lamp\",\"quantity\":1}", BOB);
 		assertQuotaExceeded(rejected, "orders-write");
@@ -164,24 +177,24 @@ class SampleApplicationTests {
 	void reportsShareOneBucketPerUserWithWeightedCosts() throws Exception {
 		HttpResponse<String> read = get("/api/reports/999", BOB);
 		assertThat(read.statusCode()).isEqualTo(404);
-		assertThat(header(read, "RateLimit")).startsWith("\"reports\";r=99;");
+		assertThat(member(read, "RateLimit", "reports")).startsWith("\"reports\";r=99;");
 		for (int remaining : new int[] { 74, 49, 24 }) {
 			HttpResponse<String> generated = post("/api/reports", "{\"type\":\"sales\"}", BOB);
 			assertThat(generated.statusCode()).isEqualTo(201);
-			assertThat(header(generated, "RateLimit")).startsWith("\"reports\";r=" + remaining + ";");
+			assertThat(member(generated, "RateLimit", "reports")).startsWith("\"reports\";r=" + remaining + ";");
 		}
 		// 24 units left: not enough for a report (25), plenty for a read (1).
 		assertQuotaExceeded(post("/api/reports", "{\"type\":\"sales\"}", BOB), "reports");
 		HttpResponse<String> cheapRead = get("/api/reports/999", BOB);
 		assertThat(cheapRead.statusCode()).isEqualTo(404);
-		assertThat(header(cheapRead, "RateLimit")).startsWith("\"reports\";r=23;");
+		assertThat(member(cheapRead, "RateLimit", "reports")).startsWith("\"reports\";r=23;");
 
 		for (int i = 1; i <= 4; i++) {
 			assertThat(post("/api/reports", "{}", ALICE).statusCode()).as("report %d", i).isEqualTo(201);
 		}
 		HttpResponse<String> rejected = post("/api/reports", "{}", ALICE);
 		assertQuotaExceeded(rejected, "reports");
-		assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"reports\";q=100;w=60");
+		assertThat(member(rejected, "RateLimit-Policy", "reports")).isEqualTo("\"reports\";q=100;w=60");
 		assertThat(header(rejected, "Retry-After")).isEqualTo("15");
 	}
 
@@ -192,7 +205,8 @@ class SampleApplicationTests {
 			String path = (i % 2 == 0) ? "/api/search?q=usb" : "/api/search/products?q=key";
 			HttpResponse<String> response = get(path, null);
 			assertThat(response.statusCode()).as("search %d", i).isEqualTo(200);
-			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"GET /api/search/**\";q=20;w=10");
+			assertThat(member(response, "RateLimit-Policy", "GET /api/search/**"))
+				.isEqualTo("\"GET /api/search/**\";q=20;w=10");
 		}
 		HttpResponse<String> rejected = get("/api/search?q=usb", null);
 		assertQuotaExceeded(rejected, "GET /api/search/**");
@@ -208,7 +222,8 @@ class SampleApplicationTests {
 		}
 		HttpResponse<String> sixth = login("alice", "alice-secret");
 		assertQuotaExceeded(sixth, "login-username");
-		assertThat(header(sixth, "RateLimit-Policy")).isEqualTo("\"login-ip\";q=10;w=60, \"login-username\";q=5;w=60");
+		assertThat(header(sixth, "RateLimit-Policy"))
+			.isEqualTo("\"per-ip\";q=120;w=60, \"login-ip\";q=10;w=60, \"login-username\";q=5;w=60");
 		assertThat(header(sixth, "Retry-After")).isEqualTo("60");
 
 		// Another username from the same address still gets through...
@@ -227,7 +242,8 @@ class SampleApplicationTests {
 		for (int i = 1; i <= 10; i++) {
 			HttpResponse<String> response = tenantUsage("acme");
 			assertThat(response.statusCode()).isEqualTo(200);
-			assertThat(header(response, "RateLimit")).isEqualTo("\"GET /api/tenant/usage\";r=" + (10 - i) + ";t=60");
+			assertThat(member(response, "RateLimit", "GET /api/tenant/usage"))
+				.isEqualTo("\"GET /api/tenant/usage\";r=" + (10 - i) + ";t=60");
 		}
 		HttpResponse<String> rejected = tenantUsage("acme");
 		assertQuotaExceeded(rejected, "GET /api/tenant/usage");
@@ -247,7 +263,7 @@ class SampleApplicationTests {
 			HttpResponse<String> sent = post("/api/notifications/sms", sms, ALICE);
 			millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
 			assertThat(sent.statusCode()).as("sms %d", i).isEqualTo(200);
-			assertThat(header(sent, "RateLimit-Policy")).isEqualTo("\"sms\";q=1;w=1");
+			assertThat(member(sent, "RateLimit-Policy", "sms")).isEqualTo("\"sms\";q=1;w=1");
 		}
 		// The clock stands still, so no token comes back: the 2nd and 3rd messages waited
 		// 1 and 2 seconds for the slots they reserved, and a 4th would wait 3 (maxWait is 2).
@@ -256,6 +272,114 @@ class SampleApplicationTests {
 		assertQuotaExceeded(post("/api/notifications/sms", sms, ALICE), "sms");
 		String other = "{\"phoneNumber\":\"+15550002222\",\"text\":\"Your order has shipped\"}";
 		assertThat(post("/api/notifications/sms", other, ALICE).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void wrongBasicPasswordsFromOneAddressAreRefusedAfterTheDocumentedNumber() throws Exception {
+		// per-ip (application.yml): 120 at once, and the clock stands still
+		for (int i = 1; i <= 120; i++) {
+			HttpResponse<String> guess = get("/api/reports/0", "alice:guess-" + i);
+			assertThat(guess.statusCode()).as("guess %d", i).isEqualTo(401);
+			assertThat(member(guess, "RateLimit", "per-ip")).isEqualTo("\"per-ip\";r=" + (120 - i) + ";t=1");
+		}
+		for (int i = 121; i <= 200; i++) {
+			HttpResponse<String> guess = get("/api/reports/0", "alice:guess-" + i);
+			assertThat(guess.statusCode()).as("guess %d", i).isEqualTo(429);
+			assertQuotaExceeded(guess, "per-ip");
+		}
+		// refused before Spring Security looks at the password, right or wrong
+		assertQuotaExceeded(get("/api/reports/0", ALICE), "per-ip");
+		assertQuotaExceeded(get("/api/search?q=usb", "alice:guess-201"), "per-ip");
+
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(get("/api/reports/0", ALICE).statusCode()).as("two more requests a second").isEqualTo(404);
+		assertThat(get("/api/reports/0", "alice:guess-202").statusCode()).isEqualTo(401);
+		assertThat(get("/api/reports/0", "alice:guess-203").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void loginUsernamesShareOneBucketWhateverTheirCase() throws Exception {
+		// the user store ignores case...
+		HttpResponse<String> signedIn = login("BoB", "bob-secret");
+		assertThat(signedIn.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<String>read(signedIn.body(), "$.username")).isEqualTo("bob");
+		// ...and so does the limit: five attempts in all, however the name is written
+		String[] variants = { "bob", "BOB", "bOb", "Bob" };
+		for (int i = 0; i < variants.length; i++) {
+			HttpResponse<String> attempt = login(variants[i], "guess");
+			assertThat(attempt.statusCode()).as(variants[i]).isEqualTo(401);
+			assertThat(member(attempt, "RateLimit", "login-username"))
+				.startsWith("\"login-username\";r=" + (3 - i) + ";");
+		}
+		assertQuotaExceeded(login("bOB", "bob-secret"), "login-username");
+		assertQuotaExceeded(login("bob", "bob-secret"), "login-username");
+		HttpResponse<String> bucket = get("/actuator/ratelimits?name=login-username&identity=key:bob", ADMIN);
+		assertThat(JsonPath.<Integer>read(bucket.body(), "$.buckets[0].remaining")).isZero();
+		HttpResponse<String> variant = get("/actuator/ratelimits?name=login-username&identity=key:BoB", ADMIN);
+		assertThat(JsonPath.<Boolean>read(variant.body(), "$.buckets[0].exists")).isFalse();
+	}
+
+	@Test
+	void smsNumbersWrittenDifferentlyShareOneBucket() throws Exception {
+		String sms = "{\"phoneNumber\":\"00 1 (555) 000-3333\",\"text\":\"Your order has shipped\"}";
+		HttpResponse<String> sent = post("/api/notifications/sms", sms, ALICE);
+		assertThat(sent.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<String>read(sent.body(), "$.phoneNumber")).isEqualTo("+15550003333");
+		assertThat(smsBucket("+15550003333")).isZero();
+
+		// a caller of the bean itself, not through the controller, is keyed the same way
+		this.smsSender.send("0015550004444", "Your order has shipped");
+		assertThat(smsBucket("+15550004444")).isZero();
+		HttpResponse<String> asWritten = get("/actuator/ratelimits?name=sms&identity=key:0015550004444", ADMIN);
+		assertThat(JsonPath.<Boolean>read(asWritten.body(), "$.buckets[0].exists")).isFalse();
+
+		String national = "{\"phoneNumber\":\"0555 000 5555\",\"text\":\"Your order has shipped\"}";
+		assertThat(post("/api/notifications/sms", national, ALICE).statusCode()).isEqualTo(400);
+	}
+
+	@Test
+	void loginFloodStoppedPerAddressChargesNothingElse() throws Exception {
+		String before = get("/actuator/prometheus", ALICE).body();
+		for (int i = 1; i <= 10; i++) {
+			assertThat(login("flood-" + i, "guess").statusCode()).isEqualTo(401);
+		}
+		for (int i = 11; i <= 40; i++) {
+			assertQuotaExceeded(login("flood-" + i, "guess"), "login-ip");
+		}
+		String after = get("/actuator/prometheus", ALICE).body();
+		// 30 usernames login-ip rejected: login-username had room for each and was charged
+		// for none, and what per-ip (decided before Spring Security) charged was given back
+		assertThat(counter(after, "login-username", "allowed") - counter(before, "login-username", "allowed"))
+			.isEqualTo(10);
+		assertThat(counter(after, "login-username", "not_charged") - counter(before, "login-username", "not_charged"))
+			.isEqualTo(30);
+		assertThat(counter(after, "login-ip", "rejected") - counter(before, "login-ip", "rejected")).isEqualTo(30);
+		assertThat(refunds(after, "per-ip") - refunds(before, "per-ip")).isEqualTo(30);
+	}
+
+	private int smsBucket(String phoneNumber) throws IOException, InterruptedException {
+		HttpResponse<String> bucket = get("/actuator/ratelimits?name=sms&identity="
+				+ URLEncoder.encode("key:" + phoneNumber, StandardCharsets.UTF_8), ADMIN);
+		assertThat(JsonPath.<Boolean>read(bucket.body(), "$.buckets[0].exists")).as(phoneNumber).isTrue();
+		return JsonPath.read(bucket.body(), "$.buckets[0].remaining");
+	}
+
+	/** A {@code ratelimit_requests_total} value of a Prometheus scrape, 0 when absent. */
+	private static double counter(String scrape, String limit, String result) {
+		return sample(scrape, "ratelimit_requests_total{limit=\"" + limit + "\",result=\"" + result
+				+ "\",store=\"memory\"} ");
+	}
+
+	private static double refunds(String scrape, String limit) {
+		return sample(scrape, "ratelimit_refunds_total{limit=\"" + limit + "\",store=\"memory\"} ");
+	}
+
+	private static double sample(String scrape, String prefix) {
+		return scrape.lines()
+			.filter((line) -> line.startsWith(prefix))
+			.mapToDouble((line) -> Double.parseDouble(line.substring(prefix.length())))
+			.findFirst()
+			.orElse(0);
 	}
 
 	private static void assertQuotaExceeded(HttpResponse<String> response, String policy) {
@@ -271,6 +395,16 @@ class SampleApplicationTests {
 
 	private static String header(HttpResponse<?> response, String name) {
 		return response.headers().firstValue(name).orElse(null);
+	}
+
+	/** The member of a list header that is about one limit: {@code "orders-write";q=3;w=60}. */
+	private static String member(HttpResponse<?> response, String name, String limit) {
+		String value = header(response, name);
+		assertThat(value).as(name).isNotNull();
+		return Arrays.stream(value.split(", "))
+			.filter((member) -> member.startsWith("\"" + limit + "\";"))
+			.findFirst()
+			.orElse(null);
 	}
 
 	private HttpResponse<String> get(String path, String credentials) throws IOException, InterruptedException {

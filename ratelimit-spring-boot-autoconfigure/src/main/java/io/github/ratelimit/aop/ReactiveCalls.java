@@ -1,0 +1,117 @@
+package io.github.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.security.core.context.ReactiveSecurityContextHolder;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.util.ClassUtils;
+
+import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitWaiter;
+import io.github.ratelimit.core.RateLimiter;
+
+/**
+ * Limits methods returning a {@code Mono} or {@code Flux}: each subscription is one call,
+ * decided when it subscribes (not when the publisher is assembled), for the principal of
+ * the subscriber's reactive security context; a rejection is signalled as a
+ * {@link RateLimitExceededException} error.
+ */
+final class ReactiveCalls {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			ReactiveCalls.class.getClassLoader());
+
+	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
+			"org.springframework.security.core.context.ReactiveSecurityContextHolder",
+			ReactiveCalls.class.getClassLoader());
+
+	private ReactiveCalls() {
+	}
+
+	static boolean returnsPublisher(Method method) {
+		return REACTOR_PRESENT && Reactor.isMonoOrFlux(method.getReturnType());
+	}
+
+	static Object limited(Method method, MethodInvocation invocation,
+			Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter, RateLimitWaiter waiter) {
+		return Reactor.limited(method, invocation, bind, limiter, waiter);
+	}
+
+	private static final class Reactor {
+
+		static boolean isMonoOrFlux(Class<?> type) {
+			return Mono.class.isAssignableFrom(type) || Flux.class.isAssignableFrom(type);
+		}
+
+		static Object limited(Method method, MethodInvocation invocation,
+				Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter,
+				RateLimitWaiter waiter) {
+			Mono<RateLimitResult> permit = principal().flatMap((principal) -> {
+				RateLimitedMethodInterceptor.Bound bound = bind.apply(principal.orElse(null));
+				if (bound.maxWait().isZero()) {
+					return Mono.fromCompletionStage(() -> limiter.acquireAsync(bound.acquisitions(), 0));
+				}
+				// the waiter decides on the calling thread: keep that off the event loop
+				return Mono.fromCompletionStage(() -> waiter.acquireAsync(bound.acquisitions(), bound.maxWait()))
+					.subscribeOn(Schedulers.boundedElastic());
+			}).flatMap((result) -> {
+				if (!result.allowed()) {
+					return Mono.error(new RateLimitExceededException(result.decisions()));
+				}
+				long delay = result.delayMicros();
+				return (delay > 0) ? Mono.delay(Duration.ofNanos(delay * 1_000)).thenReturn(result) : Mono.just(result);
+			});
+			if (Mono.class.isAssignableFrom(method.getReturnType())) {
+				return permit.then(Mono.defer(() -> Mono.from(proceed(invocation))));
+			}
+			return permit.thenMany(Flux.defer(() -> proceed(invocation)));
+		}
+
+		/** Proceeds on a copy of the invocation: every subscription runs the rest of the chain again. */
+		@SuppressWarnings("unchecked")
+		private static Publisher<Object> proceed(MethodInvocation invocation) {
+			try {
+				MethodInvocation copy = (invocation instanceof ProxyMethodInvocation proxy) ? proxy.invocableClone()
+						: invocation;
+				Object value = copy.proceed();
+				return (value != null) ? (Publisher<Object>) value : Mono.empty();
+			}
+			catch (Throwable ex) {
+				return Mono.error(ex);
+			}
+		}
+
+		private static Mono<Optional<Principal>> principal() {
+			if (!SECURITY_PRESENT) {
+				return Mono.just(Optional.empty());
+			}
+			return SecurityPrincipal.current();
+		}
+
+	}
+
+	/** Kept apart so that applications without Spring Security never load its types. */
+	private static final class SecurityPrincipal {
+
+		static Mono<Optional<Principal>> current() {
+			return ReactiveSecurityContextHolder.getContext()
+				.map(SecurityContext::getAuthentication)
+				.map((authentication) -> Optional.<Principal>of(authentication))
+				.defaultIfEmpty(Optional.empty());
+		}
+
+	}
+
+}

@@ -1,0 +1,58 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.github.ratelimit.KeyResolver;
+import io.github.ratelimit.PlanResolver;
+import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.pipeline.ClientIpResolver;
+import io.github.ratelimit.pipeline.RateLimitResponses;
+import io.github.ratelimit.pipeline.RequestIdentityResolver;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.RouteLimit;
+
+/**
+ * The request pipeline shared by the servlet and the reactive front ends: identities,
+ * route limits, headers and problem responses. Imported by each front end, so that it
+ * exists only where something enforces it.
+ */
+@Configuration(proxyBeanMethods = false)
+class RateLimitPipelineConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
+		return RateLimitPropertiesMapper.clientIpResolver(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RequestIdentityResolver requestIdentityResolver(RateLimitProperties properties, ClientIpResolver clientIpResolver,
+			ObjectProvider<KeyResolver> keyResolvers) {
+		return new RequestIdentityResolver(clientIpResolver, properties.getTenant().getHeader(),
+				RateLimitPropertiesMapper.tenantPattern(properties), keyResolvers.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitResponses rateLimitResponses(RateLimitProperties properties) {
+		return new RateLimitResponses(properties.getHeaders());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RequestRateLimiter requestRateLimiter(RateLimiter rateLimiter, RequestIdentityResolver requestIdentityResolver,
+			RateLimitResponses rateLimitResponses, RateLimitProperties properties, LimitResolver rateLimitResolver,
+			PlanResolver rateLimitPlanResolver) {
+		List<RouteLimit> routes = RateLimitRoutesMapper.routes(properties, rateLimitResolver);
+		return new RequestRateLimiter(rateLimiter, requestIdentityResolver, rateLimitResponses, routes,
+				rateLimitPlanResolver);
+	}
+
+}

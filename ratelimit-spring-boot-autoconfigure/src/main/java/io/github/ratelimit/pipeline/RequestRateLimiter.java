@@ -1,0 +1,337 @@
+package io.github.ratelimit.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.util.StringUtils;
+
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.PlanResolver;
+import io.github.ratelimit.RateLimitRequest;
+import io.github.ratelimit.RateLimitUnavailableException;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.LimitDefinition;
+import io.github.ratelimit.core.RateLimitDecision;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimiter;
+
+/**
+ * Limits HTTP requests whatever web stack carries them: matches route limits against the
+ * normalised path, binds limits to the identity and plan of a request, decides each stage
+ * of a request all-or-nothing across stages (a rejection gives back what earlier stages
+ * took) and renders the answer. Web stacks adapt their request type to
+ * {@link RateLimitRequest}, keep one {@link RequestLimits} per request and write what the
+ * {@link Verdict} says.
+ */
+public final class RequestRateLimiter {
+
+	private final RateLimiter limiter;
+
+	private final RequestIdentityResolver identities;
+
+	private final RateLimitResponses responses;
+
+	private final List<RouteLimit> routes;
+
+	private final PlanResolver plans;
+
+	/**
+	 * Creates a request limiter.
+	 * @param limiter decides
+	 * @param identities finds identities
+	 * @param responses renders headers and problem responses
+	 * @param routes the configured route limits
+	 * @param plans finds the plan of a request, for limits whose policy has plans
+	 */
+	public RequestRateLimiter(RateLimiter limiter, RequestIdentityResolver identities, RateLimitResponses responses,
+			List<RouteLimit> routes, PlanResolver plans) {
+		this.limiter = limiter;
+		this.identities = identities;
+		this.responses = responses;
+		this.routes = List.copyOf(routes);
+		this.plans = plans;
+	}
+
+	/**
+	 * Whether any route limit is configured.
+	 * @return whether there are route limits
+	 */
+	public boolean hasRoutes() {
+		return !this.routes.isEmpty();
+	}
+
+	/**
+	 * The route limits matching a request. The path is stripped of dot segments and
+	 * duplicate slashes first, so that {@code //api/./reports} cannot slip past a pattern
+	 * for {@code /api/reports}. CORS preflight requests are not limited.
+	 * @param request the request
+	 * @return the matching route limits
+	 */
+	public List<RouteLimit> matchRoutes(RateLimitRequest request) {
+		if (this.routes.isEmpty() || isPreflight(request)) {
+			return List.of();
+		}
+		String path = StringUtils.cleanPath(request.path());
+		if (!path.startsWith("/")) {
+			path = "/" + path;
+		}
+		// the path is decoded already: parse it without decoding it a second time
+		PathContainer container = PathContainer.parsePath(path, PathContainer.Options.create('/', false));
+		String method = request.method();
+		List<RouteLimit> matched = new ArrayList<>(2);
+		for (RouteLimit route : this.routes) {
+			if (route.matches(method, container)) {
+				matched.add(route);
+			}
+		}
+		return matched;
+	}
+
+	/**
+	 * The first stage of a request, before authentication: binds the matching route limits
+	 * that need no principal and leaves those keyed on the principal for the handler.
+	 * @param request the request
+	 * @param state the request's state
+	 * @return the acquisitions to decide now, empty when none
+	 */
+	public List<Acquisition> routeStage(RateLimitRequest request, RequestLimits state) {
+		List<RouteLimit> matched = matchRoutes(request);
+		if (matched.isEmpty()) {
+			return List.of();
+		}
+		List<Acquisition> now = new ArrayList<>(matched.size());
+		List<RouteLimit> deferred = new ArrayList<>(0);
+		for (RouteLimit route : matched) {
+			if (route.definition().needsPrincipal()) {
+				deferred.add(route);
+			}
+			else {
+				now.addAll(bindAll(route.definition(), request));
+			}
+		}
+		if (!deferred.isEmpty()) {
+			state.defer(deferred);
+		}
+		return now;
+	}
+
+	/**
+	 * Binds a limit, and its candidate if it has one, to the identity and plan of a
+	 * request.
+	 * @param definition the limit
+	 * @param request the request
+	 * @return the acquisitions
+	 */
+	public List<Acquisition> bindAll(LimitDefinition definition, RateLimitRequest request) {
+		return definition.acquisitions(identity(definition, request), plan(definition, request));
+	}
+
+	/**
+	 * The identity of a request for a limit.
+	 * @param definition the limit
+	 * @param request the request
+	 * @return the identity
+	 */
+	public String identity(LimitDefinition definition, RateLimitRequest request) {
+		return identity(definition.limit().name(), definition.key(), request);
+	}
+
+	/**
+	 * The identity of a request for a limit's key chain.
+	 * @param limit the limit name
+	 * @param keyChain the key sources in order
+	 * @param request the request
+	 * @return the identity
+	 */
+	public String identity(String limit, List<KeySource> keyChain, RateLimitRequest request) {
+		return this.identities.resolve(limit, keyChain, request);
+	}
+
+	/** The plan of a request, asked for only when the limit has plans. */
+	private String plan(LimitDefinition definition, RateLimitRequest request) {
+		return definition.plans().isEmpty() ? null : this.plans.resolve(request.principal());
+	}
+
+	/**
+	 * Binds the route limits that waited for the principal; taken once.
+	 * @param request the request, now authenticated
+	 * @param state the request's state
+	 * @return their acquisitions, empty when none waited or they were taken already
+	 */
+	public List<Acquisition> takeDeferred(RateLimitRequest request, RequestLimits state) {
+		if (!state.hasDeferred()) {
+			return List.of();
+		}
+		List<Acquisition> acquisitions = new ArrayList<>(2);
+		for (RouteLimit route : state.takeDeferred()) {
+			acquisitions.addAll(bindAll(route.definition(), request));
+		}
+		return acquisitions;
+	}
+
+	/**
+	 * Decides one stage of a request on the calling thread. Admitted: records it. Rejected:
+	 * gives back what earlier stages consumed and renders the {@code 429}, or the
+	 * {@code 503} of fail-closed limits whose store is down.
+	 * @param acquisitions the acquisitions of this stage
+	 * @param state the request's state
+	 * @return the verdict
+	 */
+	public Verdict decide(List<Acquisition> acquisitions, RequestLimits state) {
+		RateLimitResult result;
+		try {
+			result = this.limiter.acquire(acquisitions);
+		}
+		catch (RateLimitUnavailableException ex) {
+			return new Verdict(unavailable(state, ex), 0);
+		}
+		return verdict(acquisitions, result, state);
+	}
+
+	/**
+	 * Decides one stage of a request without holding the calling thread, for event
+	 * loops; otherwise as {@link #decide}. With a wait, token and leaky buckets reserve a
+	 * slot up to {@code maxWaitMicros} ahead (the verdict's delay), and a stage the
+	 * window algorithms reject is tried again after its retry-after while that stays
+	 * within the wait, on a timer rather than a waiting thread.
+	 * @param acquisitions the acquisitions of this stage
+	 * @param state the request's state
+	 * @param maxWaitMicros longest wait for a permit; 0 never waits
+	 * @return the verdict
+	 */
+	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros) {
+		long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(maxWaitMicros);
+		return attempt(acquisitions, state, maxWaitMicros, deadline);
+	}
+
+	private CompletionStage<Verdict> attempt(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, long deadline) {
+		long left = (maxWaitMicros > 0) ? Math.max(0, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime())) : 0;
+		return this.limiter.acquireAsync(acquisitions, left).handle((result, failure) -> {
+			if (failure != null) {
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				if (cause instanceof RateLimitUnavailableException unavailable) {
+					return CompletableFuture.completedFuture(new Verdict(unavailable(state, unavailable), 0));
+				}
+				return CompletableFuture.<Verdict>failedFuture(cause);
+			}
+			long retryAfter = retryAfterMicros(result);
+			if (!result.allowed() && retryAfter > 0 && retryAfter <= left) {
+				// rejected stages consume nothing: try again once the quota is back
+				Executor timer = CompletableFuture.delayedExecutor(retryAfter, TimeUnit.MICROSECONDS);
+				return CompletableFuture.supplyAsync(() -> null, timer)
+					.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
+			}
+			return CompletableFuture.completedFuture(verdict(acquisitions, result, state));
+		}).thenCompose((next) -> next);
+	}
+
+	private static long retryAfterMicros(RateLimitResult result) {
+		long retryAfter = 0;
+		for (RateLimitDecision decision : result.decisions()) {
+			if (decision.rejects()) {
+				retryAfter = Math.max(retryAfter, decision.retryAfterMicros());
+			}
+		}
+		return retryAfter;
+	}
+
+	/**
+	 * What a decided stage comes to: records it, and on rejection gives back what earlier
+	 * stages consumed and renders the {@code 429}.
+	 * @param acquisitions the acquisitions of the stage
+	 * @param result their decisions
+	 * @param state the request's state
+	 * @return the verdict
+	 */
+	public Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state) {
+		state.record(acquisitions, result);
+		if (!result.allowed()) {
+			state.refundAll(this.limiter);
+			return new Verdict(this.responses.rejection(state.decisions()), 0);
+		}
+		return (result.delayMicros() > 0) ? new Verdict(null, result.delayMicros()) : Verdict.PROCEED;
+	}
+
+	/**
+	 * Records an admitted stage decided elsewhere (by the method interceptor of a handler).
+	 * @param acquisitions what was acquired
+	 * @param result the decisions
+	 * @param state the request's state
+	 */
+	public void allowed(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state) {
+		state.record(acquisitions, result);
+	}
+
+	/**
+	 * Records a rejected stage decided elsewhere and, when asked, gives back what earlier
+	 * stages consumed.
+	 * @param result the decisions
+	 * @param state the request's state
+	 * @param refundEarlierStages whether the earlier stages are given back
+	 */
+	public void rejected(RateLimitResult result, RequestLimits state, boolean refundEarlierStages) {
+		state.record(List.of(), result);
+		if (refundEarlierStages) {
+			state.refundAll(this.limiter);
+		}
+	}
+
+	/**
+	 * The {@code 429} for a request, with every decision made for it.
+	 * @param state the request's state, or {@code null} when no stage recorded anything
+	 * @param decisions decisions of the rejecting stage, if not recorded yet
+	 * @return the response to write
+	 */
+	public ProblemResponse rejection(RequestLimits state, List<RateLimitDecision> decisions) {
+		List<RateLimitDecision> all = new ArrayList<>();
+		if (state != null) {
+			all.addAll(state.decisions());
+		}
+		for (RateLimitDecision decision : decisions) {
+			if (!all.contains(decision)) {
+				all.add(decision);
+			}
+		}
+		return this.responses.rejection(all);
+	}
+
+	/**
+	 * The {@code 503} for fail-closed limits whose store is down, giving back what earlier
+	 * stages consumed.
+	 * @param state the request's state, or {@code null} when no stage recorded anything
+	 * @param unavailable what could not be decided
+	 * @return the response to write
+	 */
+	public ProblemResponse unavailable(RequestLimits state, RateLimitUnavailableException unavailable) {
+		if (state != null) {
+			state.refundAll(this.limiter);
+		}
+		return this.responses.unavailable(unavailable);
+	}
+
+	/**
+	 * The rate limit headers for every decision made for a request so far.
+	 * @param state the request's state
+	 * @param headers receives each header
+	 */
+	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
+		this.responses.headers(state.decisions(), headers);
+	}
+
+	/** A CORS preflight: OPTIONS with an Origin and Access-Control-Request-Method. */
+	private static boolean isPreflight(RateLimitRequest request) {
+		return "OPTIONS".equals(request.method()) && request.header("Origin") != null
+				&& request.header("Access-Control-Request-Method") != null;
+	}
+
+}

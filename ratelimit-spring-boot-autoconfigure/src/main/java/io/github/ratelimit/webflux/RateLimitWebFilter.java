@@ -1,0 +1,80 @@
+package io.github.ratelimit.webflux;
+
+import java.time.Duration;
+import java.util.List;
+
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.Ordered;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.Verdict;
+
+/**
+ * Enforces {@code ratelimit.routes} on reactive requests. Runs before Spring Security's
+ * {@code WebFilterChainProxy}, so route limits keyed on the client IP, a tenant or
+ * nothing also hold for requests Spring Security answers itself. Route limits keyed on
+ * the principal wait for {@link RateLimitHandlerWebFilter}, after authentication.
+ */
+public class RateLimitWebFilter implements WebFilter, Ordered {
+
+	/** Default order: before Spring Security's web filter chain (order -100). */
+	public static final int DEFAULT_ORDER = -110;
+
+	private final RequestRateLimiter limiter;
+
+	private final int order;
+
+	/**
+	 * Creates a filter.
+	 * @param limiter the request limiter
+	 * @param order the filter order
+	 */
+	public RateLimitWebFilter(RequestRateLimiter limiter, int order) {
+		this.limiter = limiter;
+		this.order = order;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		if (!this.limiter.hasRoutes()) {
+			return chain.filter(exchange);
+		}
+		RequestLimits state = ReactiveResponses.state(exchange);
+		List<Acquisition> now = this.limiter.routeStage(new ReactiveRateLimitRequest(exchange.getRequest(), null),
+				state);
+		if (now.isEmpty()) {
+			return chain.filter(exchange);
+		}
+		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(now, state, 0))
+			.flatMap((verdict) -> apply(exchange, verdict, state, this.limiter, chain));
+	}
+
+	/**
+	 * Carries out a verdict: the problem response, or the headers and the drain delay of
+	 * an admitted stage before the chain goes on.
+	 */
+	static Mono<Void> apply(ServerWebExchange exchange, Verdict verdict, RequestLimits state,
+			RequestRateLimiter limiter, WebFilterChain chain) {
+		if (!verdict.proceeds()) {
+			return ReactiveResponses.write(exchange, verdict.problem());
+		}
+		ReactiveResponses.advertise(exchange, state, limiter);
+		if (verdict.delayMicros() > 0) {
+			// a leaky bucket smooths the output: the request goes on at its drain slot, no thread held
+			return Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000)).then(chain.filter(exchange));
+		}
+		return chain.filter(exchange);
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+}

@@ -1,0 +1,208 @@
+package io.github.ratelimit.e2e;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a client sees of the limiter over HTTP, whatever web stack serves it: one suite,
+ * run against the servlet front end and the reactive one, each with Spring Security and
+ * the limits of the {@code frontend} profile.
+ */
+abstract class FrontEndBehaviourTests {
+
+	@LocalServerPort
+	int port;
+
+	HttpTestClient http;
+
+	/**
+	 * Moves the clock the limits decide on.
+	 * @param duration how far
+	 */
+	abstract void advance(Duration duration);
+
+	@BeforeEach
+	void freshBuckets() {
+		advance(Duration.ofDays(3650 * 20));
+		this.http = new HttpTestClient(this.port);
+	}
+
+	@Test
+	void handlerIsRejectedWithTheProblemAndHeadersOnItsSixthRequest() {
+		for (int i = 1; i <= 5; i++) {
+			HttpResponse<String> admitted = this.http.get("/things/" + i);
+			assertThat(admitted.statusCode()).isEqualTo(200);
+			assertThat(admitted.body()).isEqualTo("thing " + i);
+			String remaining = "\"GET /things/{id}\";r=" + (5 - i) + ";t=";
+			assertThat(admitted.headers().firstValue("RateLimit"))
+				.hasValueSatisfying((value) -> assertThat(value).startsWith(remaining));
+		}
+		HttpResponse<String> rejected = this.http.get("/things/6");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("12");
+		assertThat(rejected.headers().firstValue("Content-Type")).hasValueSatisfying(
+				(type) -> assertThat(type).startsWith("application/problem+json"));
+		assertThat(rejected.headers().firstValue("Cache-Control")).hasValue("no-store");
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"GET /things/{id}\";q=5;w=60");
+		assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"GET /things/{id}\";r=0;t=12");
+		assertThat(rejected.body())
+			.contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
+			.contains("\"status\":429")
+			.contains("\"violated-policies\":[\"GET /things/{id}\"]");
+	}
+
+	@Test
+	void headCountsAsGetAndPreflightIsNotLimited() {
+		for (int i = 0; i < 5; i++) {
+			assertThat(this.http.options("/things/1", "Origin", "https://example.com",
+					"Access-Control-Request-Method", "GET").statusCode()).isNotEqualTo(429);
+		}
+		assertThat(this.http.head("/things/1").statusCode()).isEqualTo(200);
+		for (int i = 0; i < 4; i++) {
+			assertThat(this.http.get("/things/1").statusCode()).isEqualTo(200);
+		}
+		assertThat(this.http.head("/things/1").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void keyExpressionReadsFormFieldsAndLimitsEachUsernameApart() {
+		assertThat(this.http.post("/login-attempt", "username=erin").statusCode()).isEqualTo(200);
+		assertThat(this.http.post("/login-attempt", "username=erin").statusCode()).isEqualTo(200);
+		HttpResponse<String> third = this.http.post("/login-attempt", "username=erin");
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(third.body()).contains("\"violated-policies\":[\"POST /login-attempt#2\"]");
+		// the IP limit (3) still had room: the rejected request consumed nothing from it
+		assertThat(this.http.post("/login-attempt", "username=frank").statusCode()).isEqualTo(200);
+		assertThat(this.http.post("/login-attempt", "username=grace").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void severalLimitsAreAllOrNothing() {
+		assertThat(this.http.get("/combined").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = this.http.get("/combined");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"small\"]");
+		// "big" gave back nothing it did not take: 10 - 1
+		HttpResponse<String> bigOnly = this.http.get("/big-only");
+		assertThat(bigOnly.headers().firstValue("RateLimit")).hasValueSatisfying(
+				(value) -> assertThat(value).startsWith("\"big\";r=8;"));
+	}
+
+	@Test
+	void principalKeyedLimitsUseTheAuthenticatedPrincipal() {
+		String[] alice = HttpTestClient.basic("alice", "alice-pw");
+		String[] bob = HttpTestClient.basic("bob", "bob-pw");
+		assertThat(this.http.get("/private/me", alice).body()).isEqualTo("alice");
+		assertThat(this.http.get("/private/me", alice).statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/private/me", alice).statusCode()).isEqualTo(429);
+		assertThat(this.http.get("/private/me", bob).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void plansComeFromTheAuthenticatedPrincipal() {
+		String[] bob = HttpTestClient.basic("bob", "bob-pw");
+		String[] carol = HttpTestClient.basic("carol", "carol-pw");
+		assertThat(this.http.get("/private/planned", bob).statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/private/planned", bob).statusCode()).isEqualTo(429);
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> admitted = this.http.get("/private/planned", carol);
+			assertThat(admitted.statusCode()).isEqualTo(200);
+			assertThat(admitted.headers().firstValue("RateLimit-Policy"))
+				.hasValueSatisfying((value) -> assertThat(value).contains("\"planned\";q=3;w=3600"));
+		}
+		assertThat(this.http.get("/private/planned", carol).statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void routeLimitsHoldForRequestsSecurityAnswersItself() {
+		String[] wrong = HttpTestClient.basic("alice", "wrong");
+		for (int i = 0; i < 6; i++) {
+			assertThat(this.http.get("/private/guarded-" + i, wrong).statusCode()).isEqualTo(401);
+		}
+		HttpResponse<String> rejected = this.http.get("/private/me", wrong);
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"GET /private/**\"]");
+	}
+
+	@Test
+	void routeLimitsUseTheRouteTemplateNotTheRawPath() {
+		for (int i = 1; i <= 4; i++) {
+			assertThat(this.http.get("/routed/" + i).statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> rejected = this.http.get("/routed/5");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"GET /routed/**\";q=4;w=3600");
+	}
+
+	@Test
+	void principalKeyedRouteLimitsWaitForAuthentication() {
+		String[] alice = HttpTestClient.basic("alice", "alice-pw");
+		String[] bob = HttpTestClient.basic("bob", "bob-pw");
+		assertThat(this.http.get("/private/routed", alice).body()).isEqualTo("alice");
+		assertThat(this.http.get("/private/routed", alice).statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = this.http.get("/private/routed", alice);
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"/private/routed\"]");
+		assertThat(this.http.get("/private/routed", bob).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void handlerRejectionGivesBackWhatTheRouteStageTook() {
+		assertThat(this.http.get("/refund/1").statusCode()).isEqualTo(200);
+		for (int i = 2; i <= 4; i++) {
+			assertThat(this.http.get("/refund/" + i).statusCode()).isEqualTo(429);
+		}
+		// the route limit (5) was charged once, by the admitted request: four left
+		advance(Duration.ofHours(2));
+		HttpResponse<String> admitted = this.http.get("/refund/5");
+		assertThat(admitted.statusCode()).isEqualTo(200);
+		assertThat(admitted.headers().firstValue("RateLimit")).hasValueSatisfying(
+				(value) -> assertThat(value).contains("\"/refund/*\";r=3;"));
+	}
+
+	@Test
+	void serviceBeanRejectionBecomesA429DespiteTheCatchAllHandler() {
+		assertThat(this.http.get("/quote").body()).isEqualTo("quote");
+		assertThat(this.http.get("/quote").body()).isEqualTo("quote");
+		HttpResponse<String> rejected = this.http.get("/quote");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"quotes\"]");
+	}
+
+	@Test
+	void waitingHandlerIsDelayedNotRejected() {
+		assertThat(this.http.get("/patient").statusCode()).isEqualTo(200);
+		// the bucket is empty: the second request reserves the next slot, 100 ms ahead, and is served then
+		long start = System.nanoTime();
+		HttpResponse<String> delayed = this.http.get("/patient");
+		long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+		assertThat(delayed.statusCode()).isEqualTo(200);
+		assertThat(delayed.body()).isEqualTo("patient");
+		assertThat(waitedMillis).isGreaterThanOrEqualTo(90);
+	}
+
+	@Test
+	void leakyBucketDelaysRequestsToTheirDrainSlot() {
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.http.get("/leaky").statusCode()).isEqualTo(200);
+		}
+		// the queue of 3 is full: the fourth would wait longer than the queue allows
+		assertThat(this.http.get("/leaky").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void tenantHeaderOnlyCountsWhenItIsATenantId() {
+		assertThat(this.http.get("/tenant", "X-Tenant-Id", "acme").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/tenant", "X-Tenant-Id", "acme").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/tenant", "X-Tenant-Id", "acme").statusCode()).isEqualTo(429);
+		assertThat(this.http.get("/tenant", "X-Tenant-Id", "globex").statusCode()).isEqualTo(200);
+	}
+
+}

@@ -1,0 +1,201 @@
+package io.github.ratelimit.e2e;
+
+import java.security.Principal;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.stereotype.Service;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.core.RateLimitClock;
+
+/**
+ * A reactive service limited the ways a servlet one is, with reactive Spring Security,
+ * on a clock the tests control.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration(excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@Import({ ReactiveE2eApplication.ThingsController.class, ReactiveE2eApplication.Quotes.class,
+		ReactiveE2eApplication.CatchAll.class })
+public class ReactiveE2eApplication {
+
+	/** The clock every limit decides on; tests move it forward instead of sleeping. */
+	public static final AtomicLong NOW = new AtomicLong(1_700_000_000_000_000L);
+
+	/**
+	 * Moves the test clock.
+	 * @param duration how far
+	 */
+	public static void advance(Duration duration) {
+		NOW.addAndGet(duration.toNanos() / 1_000);
+	}
+
+	@Bean
+	RateLimitClock rateLimitClock() {
+		return NOW::get;
+	}
+
+	@Bean
+	MapReactiveUserDetailsService users() {
+		return new MapReactiveUserDetailsService(
+				User.withUsername("alice").password("{noop}alice-pw").roles("USER").build(),
+				User.withUsername("bob").password("{noop}bob-pw").roles("USER").build(),
+				User.withUsername("carol").password("{noop}carol-pw").authorities("ROLE_USER", "PLAN_pro").build());
+	}
+
+	@Bean
+	SecurityWebFilterChain security(ServerHttpSecurity http) {
+		return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
+			.authorizeExchange((exchanges) -> exchanges.pathMatchers("/private/**").authenticated().anyExchange().permitAll())
+			.httpBasic(Customizer.withDefaults())
+			.build();
+	}
+
+	@RestController
+	static class ThingsController {
+
+		private final Quotes quotes;
+
+		ThingsController(Quotes quotes) {
+			this.quotes = quotes;
+		}
+
+		@RateLimited(capacity = 5, period = "1m")
+		@GetMapping("/things/{id}")
+		Mono<String> thing(@PathVariable String id) {
+			return Mono.just("thing " + id);
+		}
+
+		@RateLimited(capacity = 2, period = "1m")
+		@GetMapping("/plain/{id}")
+		String plain(@PathVariable String id) {
+			return "plain " + id;
+		}
+
+		@RateLimited(capacity = 2, period = "1m", key = KeySource.GLOBAL)
+		@GetMapping("/stream")
+		Flux<String> stream() {
+			return Flux.just("a", "b");
+		}
+
+		@RateLimited(capacity = 3, period = "1h", key = KeySource.IP)
+		@RateLimited(capacity = 2, period = "1h", keyExpression = "#username")
+		@PostMapping("/login-attempt")
+		Mono<String> loginAttempt(@RequestParam String username) {
+			return Mono.just("checked " + username);
+		}
+
+		@RateLimited(name = "big", capacity = 10, period = "1h", key = KeySource.GLOBAL)
+		@RateLimited(name = "small", capacity = 2, period = "1h", key = KeySource.GLOBAL, cost = 2)
+		@GetMapping("/combined")
+		Mono<String> combined() {
+			return Mono.just("combined");
+		}
+
+		@RateLimited(name = "big", capacity = 10, period = "1h", key = KeySource.GLOBAL)
+		@GetMapping("/big-only")
+		Mono<String> bigOnly() {
+			return Mono.just("big");
+		}
+
+		@RateLimited(capacity = 2, period = "1h", key = KeySource.PRINCIPAL)
+		@GetMapping("/private/me")
+		Mono<String> me(Principal principal) {
+			return Mono.just(principal.getName());
+		}
+
+		@RateLimited(name = "planned", capacity = 1, period = "1h", key = KeySource.PRINCIPAL)
+		@GetMapping("/private/planned")
+		Mono<String> planned(Principal principal) {
+			return Mono.just(principal.getName());
+		}
+
+		@RateLimited(capacity = 2, period = "1h", key = KeySource.TENANT)
+		@GetMapping("/tenant")
+		Mono<String> tenant() {
+			return Mono.just("tenant");
+		}
+
+		@GetMapping("/quote")
+		Mono<String> quote() {
+			return this.quotes.next();
+		}
+
+		@GetMapping("/routed/{id}")
+		Mono<String> routed(@PathVariable String id) {
+			return Mono.just("routed " + id);
+		}
+
+		@GetMapping("/private/routed")
+		Mono<String> privateRouted(Principal principal) {
+			return Mono.just(principal.getName());
+		}
+
+		@RateLimited(name = "refund-handler", capacity = 1, period = "1h", key = KeySource.GLOBAL)
+		@GetMapping("/refund/{id}")
+		Mono<String> refund(@PathVariable String id) {
+			return Mono.just("refund " + id);
+		}
+
+		@RateLimited(algorithm = Algorithm.TOKEN_BUCKET, capacity = 1, refillTokens = 10, period = "1s",
+				key = KeySource.GLOBAL, maxWait = "2s")
+		@GetMapping("/patient")
+		Mono<String> patient() {
+			return Mono.just("patient");
+		}
+
+		@RateLimited(algorithm = Algorithm.LEAKY_BUCKET, capacity = 3, refillTokens = 20, period = "1s",
+				key = KeySource.GLOBAL)
+		@GetMapping("/leaky")
+		Mono<String> leaky() {
+			return Mono.just("leaky");
+		}
+
+	}
+
+	/** A reactive service, limited like any bean: each subscription is one call. */
+	@Service
+	static class Quotes {
+
+		@RateLimited(name = "quotes", capacity = 2, period = "1h", key = KeySource.GLOBAL)
+		public Mono<String> next() {
+			return Mono.just("quote");
+		}
+
+	}
+
+	/** The kind of catch-all handler applications write; it must not swallow the 429. */
+	@RestControllerAdvice
+	static class CatchAll {
+
+		@ExceptionHandler(Exception.class)
+		ResponseEntity<String> handle(Exception ex) {
+			return ResponseEntity.status(HttpStatus.OK).body("caught " + ex.getClass().getSimpleName());
+		}
+
+	}
+
+}

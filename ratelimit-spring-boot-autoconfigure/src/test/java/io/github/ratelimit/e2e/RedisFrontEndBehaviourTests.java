@@ -1,0 +1,63 @@
+package io.github.ratelimit.e2e;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.test.context.ActiveProfiles;
+
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.redis.RedisTestServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The behaviour suite with the buckets in a real Redis, deciding at the tests' clock.
+ */
+class RedisFrontEndBehaviourTests {
+
+	/** The application's own connection factory, pointing at the tests' Redis server. */
+	@Configuration(proxyBeanMethods = false)
+	static class RedisConnection {
+
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory() {
+			return RedisTestServer.shared().connectionFactory();
+		}
+
+		/** What Spring Data Redis's repository support expects beside the factory. */
+		@Bean
+		RedisTemplate<Object, Object> redisTemplate(LettuceConnectionFactory redisConnectionFactory) {
+			RedisTemplate<Object, Object> template = new RedisTemplate<>();
+			template.setConnectionFactory(redisConnectionFactory);
+			return template;
+		}
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = { E2eApplication.class, RedisConnection.class },
+			webEnvironment = WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.redis.timeout=5s", "ratelimit.redis.key-prefix=servlet-suite:" })
+	@ActiveProfiles("frontend")
+	class Servlet extends FrontEndBehaviourTests {
+
+		@org.springframework.beans.factory.annotation.Autowired
+		RateLimitStore store;
+
+		@Override
+		void advance(Duration duration) {
+			assertThat(this.store.name()).isEqualTo("redis");
+			E2eApplication.advance(duration);
+		}
+
+	}
+
+}

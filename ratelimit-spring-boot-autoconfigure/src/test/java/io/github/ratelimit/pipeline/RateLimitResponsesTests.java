@@ -1,0 +1,64 @@
+package io.github.ratelimit.pipeline;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitDecision;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitResponsesTests {
+
+	private static final RateLimit ORDERS = new RateLimit("orders", Algorithm.FIXED_WINDOW, 10, 0,
+			Duration.ofMinutes(1));
+
+	private static final RateLimit BURST = new RateLimit("burst", Algorithm.TOKEN_BUCKET, 5, 5, Duration.ofSeconds(1));
+
+	private static final RateLimit CANDIDATE = new RateLimit("orders" + RateLimit.CANDIDATE_SUFFIX,
+			Algorithm.SLIDING_WINDOW_COUNTER, 20, 0, Duration.ofMinutes(1), FailMode.OPEN, true);
+
+	private final RateLimitResponses writer = new RateLimitResponses(HeaderStyle.IETF);
+
+	@Test
+	void advertisesOneDecisionAlone() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
+	}
+
+	@Test
+	void advertisesEveryLimitInOrderAndEachItemOnce() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000), allowed(BURST, 3, 400_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60, \"burst\";q=5;w=1");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30, \"burst\";r=3;t=1");
+	}
+
+	@Test
+	void neverAdvertisesACandidate() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(CANDIDATE, 19, 1_000_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
+	}
+
+	@Test
+	void writesNoHeaderWhenOnlyCandidatesDecided() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(CANDIDATE, 19, 1_000_000)), response::setHeader);
+		assertThat(response.getHeaderNames()).isEmpty();
+	}
+
+	private static RateLimitDecision allowed(RateLimit limit, long remaining, long resetMicros) {
+		return new RateLimitDecision(limit, true, remaining, resetMicros, 0, 0);
+	}
+
+}

@@ -1,0 +1,21 @@
+package io.github.ratelimit.sample.reactive;
+
+import reactor.core.publisher.Flux;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Search has no annotation: {@code ratelimit.routes} limits it per client IP, in a web
+ * filter that runs before Spring Security.
+ */
+@RestController
+class SearchController {
+
+	@GetMapping("/api/search")
+	Flux<String> search(@RequestParam(defaultValue = "") String q) {
+		return Flux.just("result for " + q);
+	}
+
+}

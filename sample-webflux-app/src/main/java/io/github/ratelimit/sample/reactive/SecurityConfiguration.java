@@ -1,0 +1,36 @@
+package io.github.ratelimit.sample.reactive;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+
+/**
+ * HTTP Basic on {@code /api/**} with two demo users; alice is on the default plan, bob on
+ * the pro plan ({@code PLAN_pro}).
+ */
+@Configuration(proxyBeanMethods = false)
+class SecurityConfiguration {
+
+	@Bean
+	MapReactiveUserDetailsService users() {
+		return new MapReactiveUserDetailsService(
+				User.withUsername("alice").password("{noop}alice-secret").roles("USER").build(),
+				User.withUsername("bob").password("{noop}bob-secret").authorities("ROLE_USER", "PLAN_pro").build());
+	}
+
+	@Bean
+	SecurityWebFilterChain security(ServerHttpSecurity http) {
+		return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
+			.authorizeExchange((exchanges) -> exchanges.pathMatchers("/api/orders/**", "/api/quotes/**")
+				.authenticated()
+				.anyExchange()
+				.permitAll())
+			.httpBasic(Customizer.withDefaults())
+			.build();
+	}
+
+}
