@@ -16,7 +16,9 @@
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
 #   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests   (or -pl sample-webflux-app)
 # Environment: ROUNDS (5), DURATION (20s), WARMUP (30s), THREADS (2), CONNECTIONS (32),
-# JAVA_OPTS (-Xms512m -Xmx512m).
+# JAVA_OPTS (-Xms512m -Xmx512m), APP_CPUS and LOAD_CPUS (taskset CPU lists that pin the
+# application instances and wrk to disjoint cores, for example APP_CPUS=0 LOAD_CPUS=1 with
+# JAVA_OPTS="-Xms512m -Xmx512m -XX:ActiveProcessorCount=1"; unset, nothing is pinned).
 set -euo pipefail
 # the route pattern and list indexes below must reach Java as written, not as globs
 set -f
@@ -35,6 +37,10 @@ WARMUP=${WARMUP:-30s}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m}
+APP_PIN=()
+LOAD_PIN=()
+[[ -n "${APP_CPUS:-}" ]] && APP_PIN=(taskset -c "$APP_CPUS")
+[[ -n "${LOAD_CPUS:-}" ]] && LOAD_PIN=(taskset -c "$LOAD_CPUS")
 ENDPOINT="/api/search?q=cable"
 if [[ ! -f "$JAR" ]]; then
   echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am package -DskipTests" >&2
@@ -78,7 +84,7 @@ MODES=(off memory redis)
 for mode in "${MODES[@]}"; do
   PORTS[$mode]=$(free_port)
   # shellcheck disable=SC2086
-  java $JAVA_OPTS -jar "$JAR" --server.port="${PORTS[$mode]}" --server.address=127.0.0.1 ${ARGS[$mode]} \
+  "${APP_PIN[@]}" java $JAVA_OPTS -jar "$JAR" --server.port="${PORTS[$mode]}" --server.address=127.0.0.1 ${ARGS[$mode]} \
     > "$WORK/$mode.log" 2>&1 &
   PIDS+=($!)
   APP_PID[$mode]=$!
@@ -100,11 +106,12 @@ done
 
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "# $(java -version 2>&1 | head -1), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), JAVA_OPTS=$JAVA_OPTS"
-echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, warm-up $WARMUP per instance"
+echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, warm-up $WARMUP per instance, sample $SAMPLE," \
+  "application on CPUs ${APP_CPUS:-any}, wrk on CPUs ${LOAD_CPUS:-any}"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for mode in "${MODES[@]}"; do
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" > /dev/null
+  "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" > /dev/null
 done
 
 # wrk prints latencies with units (us, ms, s); convert them to microseconds
@@ -125,7 +132,7 @@ order=("${MODES[@]}")
 for round in $(seq 1 "$ROUNDS"); do
   for mode in "${order[@]}"; do
     before=$(cpu_ticks "${APP_PID[$mode]}")
-    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")
+    out=$("${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")
     after=$(cpu_ticks "${APP_PID[$mode]}")
     requests=$(awk '/requests in/ { print $1 }' <<< "$out")
     cpu=$(awk -v t=$((after - before)) -v n="$requests" -v u="$TICK_MICROS" 'BEGIN { printf "%.1f", t * u / n }')

@@ -39,7 +39,9 @@ public record BucketSnapshot(RateLimit limit, String identity, boolean exists, l
 	 */
 	public static BucketSnapshot of(RateLimitDecision probe, String identity, boolean exists, String store) {
 		RateLimitDecision before = probe.uncommitted(1);
-		return new BucketSnapshot(probe.limit(), identity, exists, before.remaining(), before.resetMicros(),
+		// a whole quota has nothing to wait for, whether the bucket is fresh or refilled
+		long reset = (before.remaining() == probe.limit().capacity()) ? 0 : before.resetMicros();
+		return new BucketSnapshot(probe.limit(), identity, exists, before.remaining(), reset,
 				probe.retryAfterMicros(), store);
 	}
 

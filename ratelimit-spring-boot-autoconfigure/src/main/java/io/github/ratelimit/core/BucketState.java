@@ -33,6 +33,38 @@ public interface BucketState {
 	}
 
 	/**
+	 * Decides a request as {@link #check(RateLimit, long, long, long)} does, without
+	 * changing the state, and writes the decision into {@code into} instead of returning
+	 * it, so that a store deciding on its hot path allocates nothing. The algorithms of
+	 * this package allocate nothing here; the default copies the returned decision.
+	 * @param limit the limit, whose algorithm must be the one this state was created for
+	 * @param nowMicros the current time
+	 * @param cost quota units requested
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @param into where the decision is written (its time and store are left alone)
+	 */
+	default void check(RateLimit limit, long nowMicros, long cost, long maxDelayMicros, MutableDecision into) {
+		into.set(check(limit, nowMicros, cost, maxDelayMicros));
+	}
+
+	/**
+	 * Decides a request as {@link #check(RateLimit, long, long, long, MutableDecision)}
+	 * does and, when it is admitted, records it as {@link #commit} does, in one step: what
+	 * a store does for a request with a single limit.
+	 * @param limit the limit, whose algorithm must be the one this state was created for
+	 * @param nowMicros the current time
+	 * @param cost quota units requested
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @param into where the decision is written (its time and store are left alone)
+	 */
+	default void acquire(RateLimit limit, long nowMicros, long cost, long maxDelayMicros, MutableDecision into) {
+		check(limit, nowMicros, cost, maxDelayMicros, into);
+		if (into.allowed()) {
+			commit(limit, nowMicros, cost);
+		}
+	}
+
+	/**
 	 * Records an admitted request. Only called after {@link #check} allowed it at the same
 	 * time.
 	 * @param limit the limit

@@ -18,14 +18,23 @@ final class FixedWindow implements BucketState {
 
 	@Override
 	public RateLimitDecision check(RateLimit limit, long now, long cost) {
+		MutableDecision decision = new MutableDecision();
+		check(limit, now, cost, 0, decision);
+		return decision.toDecision();
+	}
+
+	@Override
+	public void check(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
 		long period = limit.periodMicros();
 		long window = now - Math.floorMod(now, period);
 		long used = (this.windowStart == window) ? this.count : 0;
 		long untilEnd = window + period - now;
 		if (used + cost <= limit.capacity()) {
-			return RateLimitDecision.allowed(limit, limit.capacity() - used - cost, untilEnd, 0);
+			into.set(limit, true, limit.capacity() - used - cost, untilEnd, 0, 0);
 		}
-		return RateLimitDecision.rejected(limit, Math.max(0, limit.capacity() - used), untilEnd, untilEnd);
+		else {
+			into.set(limit, false, Math.max(0, limit.capacity() - used), untilEnd, untilEnd, 0);
+		}
 	}
 
 	@Override

@@ -35,6 +35,28 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Decides one acquisition, as {@code tryAcquire(List.of(new Acquisition(limit,
+	 * identity, cost)), maxDelayMicros)} does, and writes the decision, its time and the
+	 * store into {@code into}. The in-memory store allocates nothing here; the default
+	 * makes the list call and copies its result, so every store and decorator answers it.
+	 * @param limit the limit
+	 * @param identity the identity owning the bucket, already normalised and bounded
+	 * @param cost quota units to take, at least 1 and at most the limit's capacity
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @param into where the decision is written
+	 * @return whether the request may proceed: the limit admitted it, or it only records
+	 * (shadow mode)
+	 * @throws IllegalArgumentException when the cost is not positive or exceeds the
+	 * capacity
+	 */
+	default boolean tryAcquire(RateLimit limit, String identity, long cost, long maxDelayMicros,
+			MutableDecision into) {
+		RateLimitResult result = tryAcquire(List.of(new Acquisition(limit, identity, cost)), maxDelayMicros);
+		into.set(result.decisions().get(0)).decidedAt(result.timestampMicros(), result.store());
+		return !into.rejects();
+	}
+
+	/**
 	 * Decides like {@link #tryAcquire(List, long)} without holding the calling thread while
 	 * the store works, for callers on an event loop. Stores that do I/O override it; the
 	 * default decides on the calling thread, which suits a store that only touches memory.

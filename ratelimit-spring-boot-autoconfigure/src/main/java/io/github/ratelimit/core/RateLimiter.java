@@ -58,10 +58,41 @@ public final class RateLimiter {
 		if (acquisitions.isEmpty()) {
 			return new RateLimitResult(List.of(), 0);
 		}
+		if (this.observer == RateLimitObserver.NONE) {
+			// nobody reads the time the store took, so do not read the clock for it
+			return decide(acquisitions, maxDelayMicros);
+		}
 		long start = System.nanoTime();
 		RateLimitResult result = decide(acquisitions, maxDelayMicros);
 		this.observer.decided(acquisitions, result, System.nanoTime() - start);
 		return result;
+	}
+
+	/**
+	 * Decides one limit for one identity, the common case of a request with a single
+	 * limit, and writes the decision into {@code into} instead of returning a result: with
+	 * the in-memory store and no observer, deciding allocates nothing. An observer is told
+	 * as for {@link #acquire(List, long)}, with {@link MutableDecision#toResult()}.
+	 * @param limit the limit
+	 * @param identity the identity owning the bucket, already normalised and bounded
+	 * @param cost quota units to take, at least 1 and at most the limit's capacity
+	 * @param maxDelayMicros longest wait for a reserved slot; 0 reserves nothing
+	 * @param into where the decision, its time and the deciding store are written
+	 * @return whether the request may proceed: the limit admitted it, or it only records
+	 * (shadow mode)
+	 * @throws IllegalArgumentException when the cost is not positive or exceeds the
+	 * capacity
+	 */
+	public boolean acquire(RateLimit limit, String identity, long cost, long maxDelayMicros, MutableDecision into) {
+		if (this.observer == RateLimitObserver.NONE) {
+			return this.store.tryAcquire(limit, identity, cost, maxDelayMicros, into);
+		}
+		long start = System.nanoTime();
+		boolean admitted = this.store.tryAcquire(limit, identity, cost, maxDelayMicros, into);
+		// observers learn which identity was decided, as on the list path
+		this.observer.decided(List.of(new Acquisition(limit, identity, cost)), into.toResult(),
+				System.nanoTime() - start);
+		return admitted;
 	}
 
 	/**

@@ -23,6 +23,13 @@ final class SlidingWindowCounter implements BucketState {
 
 	@Override
 	public RateLimitDecision check(RateLimit limit, long now, long cost) {
+		MutableDecision decision = new MutableDecision();
+		check(limit, now, cost, 0, decision);
+		return decision.toDecision();
+	}
+
+	@Override
+	public void check(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
 		long period = limit.periodMicros();
 		long window = now - Math.floorMod(now, period);
 		long curr = currentAt(window, period);
@@ -35,8 +42,8 @@ final class SlidingWindowCounter implements BucketState {
 			long after = curr + cost;
 			double free = capacity * p - after * p - prevWeight;
 			long remaining = (long) Math.floor(free / p);
-			return RateLimitDecision.allowed(limit, remaining,
-					untilMore(free, remaining, after, prev, p, elapsed, capacity), 0);
+			into.set(limit, true, remaining, untilMore(free, remaining, after, prev, p, elapsed, capacity), 0, 0);
+			return;
 		}
 		double free = capacity * p - curr * p - prevWeight;
 		long remaining = Math.max(0, (long) Math.floor(free / p));
@@ -50,8 +57,8 @@ final class SlidingWindowCounter implements BucketState {
 			double next = (curr == 0) ? 0 : Math.max(0, p - Math.floor((capacity - cost) * p / curr));
 			wait = (p - elapsed) + next;
 		}
-		return RateLimitDecision.rejected(limit, remaining,
-				untilMore(free, remaining, curr, prev, p, elapsed, capacity), (long) wait);
+		into.set(limit, false, remaining, untilMore(free, remaining, curr, prev, p, elapsed, capacity),
+				(long) wait, 0);
 	}
 
 	/** Time until at least one more unit of quota is available. */

@@ -24,15 +24,22 @@ final class SlidingWindowLog implements BucketState {
 
 	@Override
 	public RateLimitDecision check(RateLimit limit, long now, long cost) {
+		MutableDecision decision = new MutableDecision();
+		check(limit, now, cost, 0, decision);
+		return decision.toDecision();
+	}
+
+	@Override
+	public void check(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
 		long period = limit.periodMicros();
 		expire(now - period);
 		if (this.used + cost <= limit.capacity()) {
 			long oldest = this.entries.isEmpty() ? now : this.entries.peekFirst()[0];
-			return RateLimitDecision.allowed(limit, limit.capacity() - this.used - cost, oldest + period - now, 0);
+			into.set(limit, true, limit.capacity() - this.used - cost, oldest + period - now, 0, 0);
+			return;
 		}
 		long remaining = Math.max(0, limit.capacity() - this.used);
-		return RateLimitDecision.rejected(limit, remaining, untilFree(remaining + 1, limit, now),
-				untilFree(cost, limit, now));
+		into.set(limit, false, remaining, untilFree(remaining + 1, limit, now), untilFree(cost, limit, now), 0);
 	}
 
 	/** Time until enough entries have expired for {@code units} to fit. */

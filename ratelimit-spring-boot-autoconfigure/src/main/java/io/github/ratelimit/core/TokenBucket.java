@@ -39,25 +39,51 @@ class TokenBucket implements BucketState {
 	 */
 	@Override
 	public RateLimitDecision check(RateLimit limit, long now, long cost, long maxDelay) {
+		MutableDecision decision = new MutableDecision();
+		check(limit, now, cost, maxDelay, decision);
+		return decision.toDecision();
+	}
+
+	@Override
+	public void check(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
+		decide(limit, now, cost, maxDelay, into, false);
+	}
+
+	@Override
+	public void acquire(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
+		decide(limit, now, cost, maxDelay, into, true);
+	}
+
+	/** Decides, and when admitted and asked to, commits with what the decision computed. */
+	private void decide(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into, boolean commit) {
 		long interval = limit.emissionIntervalMicros();
 		long burst = limit.capacity() * interval;
 		long start = Math.max(tatAt(interval, now), now);
 		long newTat = start + cost * interval;
 		if (newTat - now <= burst) {
 			long debt = newTat - now;
-			return RateLimitDecision.allowed(limit, (burst - debt) / interval, untilNextUnit(debt, interval),
-					delay(start, now));
+			into.set(limit, true, (burst - debt) / interval, untilNextUnit(debt, interval), 0, delay(start, now));
+			if (commit) {
+				this.tat = newTat;
+				this.interval = interval;
+			}
+			return;
 		}
 		long wait = newTat - burst - now;
 		if (maxDelay > 0 && reservedDelay(start, now, wait) <= maxDelay) {
 			// nothing is left until the bucket has drained past this reservation
-			return RateLimitDecision.allowed(limit, 0, wait + interval, reservedDelay(start, now, wait));
+			into.set(limit, true, 0, wait + interval, 0, reservedDelay(start, now, wait));
+			if (commit) {
+				this.tat = newTat;
+				this.interval = interval;
+			}
+			return;
 		}
 		long debt = start - now;
 		// a bucket used beyond a since lowered capacity has nothing left until it drains to it
 		long remaining = Math.max(0, (burst - debt) / interval);
 		long reset = (debt > burst) ? debt - burst + interval : untilNextUnit(debt, interval);
-		return RateLimitDecision.rejected(limit, remaining, reset, newTat - burst - now);
+		into.set(limit, false, remaining, reset, newTat - burst - now, 0);
 	}
 
 	@Override

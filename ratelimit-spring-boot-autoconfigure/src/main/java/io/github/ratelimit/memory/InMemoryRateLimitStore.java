@@ -3,17 +3,14 @@ package io.github.ratelimit.memory;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
-
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.BucketKey;
 import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.BucketState;
+import io.github.ratelimit.core.MutableDecision;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -22,32 +19,50 @@ import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.StoreStatus;
 
 /**
- * Buckets in a bounded Caffeine cache. Each bucket is locked on its own (no global lock,
- * no thread per key); a request with several limits locks their buckets in key order, so
- * the decision is atomic and all-or-nothing without deadlocks. A bucket is forgotten once
- * its state no longer matters (its limit's idle time after the last request, on the
- * store's clock), or when the key count exceeds the bound, least valuable first. A bucket
- * never decides at a time earlier than one it has already decided at, so a request that
- * read the clock before another one for the same bucket but reaches the bucket after it
- * cannot move its window backwards.
+ * Buckets in a bounded hash table of its own, which values what it keeps.
+ * <p>
+ * Each bucket is locked on its own (no global lock, no thread at all); finding it takes no
+ * lock and writes nothing, and a request with several limits locks their buckets in key
+ * order, so the decision is atomic and all-or-nothing without deadlocks. A bucket without
+ * state is a bucket with its whole quota, so a request decides a missing bucket against a
+ * fresh state and the store keeps it only when the request is charged: a request rejected
+ * by any of its limits leaves no new bucket behind.
+ * <p>
+ * A bucket whose quota is whole again is the same as no bucket, so nothing expires on a
+ * timer: such buckets are dropped when the store ranks its buckets, when it counts them,
+ * and a few at a time whenever a bucket is added. When the store holds more than its bound,
+ * it ranks every bucket by how close it is to a fresh one (how much of its quota is in
+ * use, in quarters, then how soon more quota comes) and forgets the closest first, an
+ * eighth of the bound at a time, so that it ranks once per that many new buckets: a
+ * used-up bucket is forgotten only when every bucket kept is used up. Ranking reads what
+ * each bucket's latest decision left, two bytes kept beside its state, so that it costs
+ * one read per bucket and nothing on the path of a request.
+ * <p>
+ * A bucket never decides at a time earlier than one it has already decided at, so a
+ * request that read the clock before another one for the same bucket but reaches the
+ * bucket after it cannot move its window backwards.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/** Default bound on the number of buckets kept. */
 	public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
 
-	/**
-	 * Caffeine leaves an entry's expiry alone when a read would move it by less than a
-	 * second, so a bucket read again within a second of its last refresh would be forgotten
-	 * up to a second too early; keeping every bucket a second longer covers that.
-	 */
-	private static final long EXPIRY_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+	/** Slots a new bucket's arrival looks at for buckets whose quota is whole again. */
+	private static final int EXPIRY_SLOTS = 2;
 
-	private final Cache<BucketKey, Bucket> buckets;
+	/** Marks a decision that found a bucket removed meanwhile and must look again. */
+	private static final long RETRY = Long.MIN_VALUE;
+
+	private final BucketTable buckets;
 
 	private final RateLimitClock clock;
 
 	private final long maximumKeys;
+
+	/** Buckets forgotten at once beyond the bound, so that ranking them is rare. */
+	private final long evictionBatch;
+
+	private final ReentrantLock evictionLock = new ReentrantLock();
 
 	/**
 	 * Creates a store with the system clock and the default bound.
@@ -66,51 +81,152 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			throw new IllegalArgumentException("maximumKeys must be positive: " + maximumKeys);
 		}
 		this.maximumKeys = maximumKeys;
+		this.evictionBatch = maximumKeys / 8;
 		this.clock = clock;
-		this.buckets = Caffeine.newBuilder()
-			.maximumSize(maximumKeys)
-			.expireAfter(new IdleExpiry())
-			.ticker(() -> TimeUnit.MICROSECONDS.toNanos(clock.nowMicros()))
-			.build();
+		int processors = Runtime.getRuntime().availableProcessors();
+		this.buckets = new BucketTable(Math.max(2, Integer.highestOneBit(Math.min(64, 4 * processors))));
+	}
+
+	@Override
+	public boolean tryAcquire(RateLimit limit, String identity, long cost, long maxDelayMicros,
+			MutableDecision into) {
+		requireValid(limit, identity, cost);
+		long now = this.clock.nowMicros();
+		String name = limit.name();
+		int hash = this.buckets.hash(name, identity);
+		for (;;) {
+			Bucket bucket = this.buckets.get(hash, name, identity);
+			boolean created = (bucket == null);
+			if (created) {
+				// decided as a fresh bucket, and kept only if the request is charged
+				bucket = new Bucket(hash, limit, identity);
+			}
+			synchronized (bucket) {
+				if (bucket.removed) {
+					continue;
+				}
+				long at = bucket.advanceTo(now);
+				bucket.stateFor(limit).acquire(limit, at, cost, maxDelayMicros, into);
+				// a created bucket is kept only when charged; if another request added one
+				// first, this one (still private) is dropped and the request decided there
+				if (created && into.allowed() && this.buckets.putIfAbsent(bucket) != null) {
+					continue;
+				}
+				bucket.remember(at, into.remaining(), limit.capacity(), into.resetMicros());
+				into.decidedAt(at, RateLimitResult.MEMORY);
+			}
+			if (created && into.allowed()) {
+				added(bucket, now);
+			}
+			return !into.rejects();
+		}
 	}
 
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
-		long now = this.clock.nowMicros();
 		if (acquisitions.size() == 1) {
-			Acquisition acquisition = acquisitions.get(0);
-			Bucket bucket = bucket(acquisition);
-			synchronized (bucket) {
-				long at = bucket.advanceTo(now);
-				BucketState state = bucket.stateFor(acquisition);
-				RateLimitDecision decision = state.check(acquisition.limit(), at, acquisition.cost(), maxDelayMicros);
-				if (decision.allowed()) {
-					state.commit(acquisition.limit(), at, acquisition.cost());
-				}
-				return new RateLimitResult(List.of(decision), at);
-			}
+			return tryAcquire(acquisitions.get(0), maxDelayMicros);
 		}
 		RateLimitStore.requireDistinct(acquisitions);
-		Bucket[] locked = new Bucket[acquisitions.size()];
-		Integer[] order = new Integer[acquisitions.size()];
-		for (int i = 0; i < order.length; i++) {
+		long now = this.clock.nowMicros();
+		int count = acquisitions.size();
+		int[] hashes = new int[count];
+		Integer[] order = new Integer[count];
+		for (int i = 0; i < count; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			hashes[i] = this.buckets.hash(acquisition.limit().name(), acquisition.identity());
 			order[i] = i;
-			locked[i] = bucket(acquisitions.get(i));
 		}
-		Arrays.sort(order, Comparator.comparing((Integer i) -> acquisitions.get(i).key()));
-		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
-		long at = lockInOrder(locked, order, 0, () -> decideAll(acquisitions, locked, decisions, now, maxDelayMicros));
-		return new RateLimitResult(Arrays.asList(decisions), at);
+		Arrays.sort(order, Comparator.comparing((Integer i) -> acquisitions.get(i).limit().name())
+			.thenComparing((Integer i) -> acquisitions.get(i).identity()));
+		for (;;) {
+			Bucket[] locked = new Bucket[count];
+			boolean[] created = new boolean[count];
+			for (int i = 0; i < count; i++) {
+				Acquisition acquisition = acquisitions.get(i);
+				locked[i] = this.buckets.get(hashes[i], acquisition.limit().name(), acquisition.identity());
+				if (locked[i] == null) {
+					// decided as a fresh bucket, added only if the request is charged
+					locked[i] = new Bucket(hashes[i], acquisition.limit(), acquisition.identity());
+					created[i] = true;
+				}
+			}
+			RateLimitDecision[] decisions = new RateLimitDecision[count];
+			long at = lockInOrder(locked, order, 0,
+					() -> decideAll(acquisitions, locked, created, decisions, now, maxDelayMicros));
+			if (at != RETRY) {
+				for (int i = 0; i < count; i++) {
+					if (created[i] && !locked[i].removed) {
+						added(locked[i], now);
+						break;
+					}
+				}
+				return new RateLimitResult(Arrays.asList(decisions), at);
+			}
+		}
+	}
+
+	/** The single acquisition of a list: as the in-place path, answering with a result. */
+	private RateLimitResult tryAcquire(Acquisition acquisition, long maxDelayMicros) {
+		RateLimit limit = acquisition.limit();
+		String identity = acquisition.identity();
+		long cost = acquisition.cost();
+		long now = this.clock.nowMicros();
+		int hash = this.buckets.hash(limit.name(), identity);
+		for (;;) {
+			Bucket bucket = this.buckets.get(hash, limit.name(), identity);
+			boolean created = (bucket == null);
+			if (created) {
+				bucket = new Bucket(hash, limit, identity);
+			}
+			RateLimitResult result;
+			synchronized (bucket) {
+				if (bucket.removed) {
+					continue;
+				}
+				long at = bucket.advanceTo(now);
+				BucketState state = bucket.stateFor(limit);
+				RateLimitDecision decision = state.check(limit, at, cost, maxDelayMicros);
+				if (decision.allowed()) {
+					if (created && this.buckets.putIfAbsent(bucket) != null) {
+						continue;
+					}
+					state.commit(limit, at, cost);
+				}
+				bucket.remember(at, decision.remaining(), limit.capacity(), decision.resetMicros());
+				result = new RateLimitResult(List.of(decision), at);
+			}
+			if (created && result.allowed()) {
+				added(bucket, now);
+			}
+			return result;
+		}
+	}
+
+	private static void requireValid(RateLimit limit, String identity, long cost) {
+		Objects.requireNonNull(identity, "identity must not be null");
+		if (cost <= 0 || cost > limit.capacity()) {
+			// refused as the acquisition it stands for would be
+			new Acquisition(limit, identity, cost);
+		}
 	}
 
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		long timestampMicros = decided.timestampMicros();
+		long now = this.clock.nowMicros();
+		MutableDecision probe = new MutableDecision();
 		for (Acquisition acquisition : acquisitions) {
-			Bucket bucket = this.buckets.getIfPresent(acquisition.key());
+			RateLimit limit = acquisition.limit();
+			Bucket bucket = this.buckets.get(this.buckets.hash(limit.name(), acquisition.identity()), limit.name(),
+					acquisition.identity());
 			if (bucket != null) {
 				synchronized (bucket) {
-					bucket.stateFor(acquisition).refund(acquisition.limit(), timestampMicros, acquisition.cost());
+					if (!bucket.removed) {
+						bucket.stateFor(limit).refund(limit, timestampMicros, acquisition.cost());
+						// what the bucket remembers of its quota must not overstate it
+						rankOfState(bucket, now, probe);
+					}
 				}
 			}
 		}
@@ -119,11 +235,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public BucketSnapshot inspect(RateLimit limit, String identity) {
 		long now = this.clock.nowMicros();
-		// quietly: reading a bucket must not keep it from expiring
-		Bucket bucket = this.buckets.policy().getIfPresentQuietly(new BucketKey(limit.name(), identity));
+		Bucket bucket = this.buckets.get(this.buckets.hash(limit.name(), identity), limit.name(), identity);
 		if (bucket != null) {
 			synchronized (bucket) {
-				if (bucket.state != null && bucket.state.algorithm() == limit.algorithm()) {
+				if (!bucket.removed && bucket.state.algorithm() == limit.algorithm()) {
 					long at = Math.max(now, bucket.lastMicros);
 					return BucketSnapshot.of(bucket.state.check(limit, at, 1), identity, true, RateLimitResult.MEMORY);
 				}
@@ -135,12 +250,28 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public boolean reset(RateLimit limit, String identity) {
-		return this.buckets.asMap().remove(new BucketKey(limit.name(), identity)) != null;
+		Bucket bucket = this.buckets.get(this.buckets.hash(limit.name(), identity), limit.name(), identity);
+		if (bucket != null) {
+			synchronized (bucket) {
+				if (!bucket.removed) {
+					remove(bucket);
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
+	/** Forgets every bucket held; one added while this runs may survive it. */
 	@Override
 	public void resetAll() {
-		this.buckets.invalidateAll();
+		this.buckets.forEach((bucket) -> {
+			synchronized (bucket) {
+				if (!bucket.removed) {
+					remove(bucket);
+				}
+			}
+		});
 	}
 
 	@Override
@@ -163,59 +294,76 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Number of buckets currently kept, after pending expiries.
+	 * Number of buckets currently kept, after dropping those whose quota is whole again.
 	 * @return the bucket count
 	 */
 	public long size() {
-		this.buckets.cleanUp();
-		return this.buckets.estimatedSize();
+		long now = this.clock.nowMicros();
+		MutableDecision probe = new MutableDecision();
+		this.buckets.forEach((bucket) -> dropIfWhole(bucket, now, probe));
+		return this.buckets.size();
 	}
 
-	private Bucket bucket(Acquisition acquisition) {
-		long idleNanos = idleNanos(acquisition);
-		Bucket bucket = this.buckets.get(acquisition.key(), (key) -> new Bucket(idleNanos));
-		if (bucket.idleNanos < idleNanos) {
-			// the limit changed under the bucket (another plan) and needs its state kept longer
-			bucket.idleNanos = idleNanos;
-			this.buckets.policy()
-				.expireVariably()
-				.ifPresent((expiry) -> expiry.setExpiresAfter(acquisition.key(), idleNanos, TimeUnit.NANOSECONDS));
-		}
-		return bucket;
-	}
-
-	private static long idleNanos(Acquisition acquisition) {
-		return Math.max(1,
-				TimeUnit.MICROSECONDS.toNanos(acquisition.limit().idleTtlMicros()) + EXPIRY_TOLERANCE_NANOS);
-	}
-
-	/** Decides every acquisition at one time, not earlier than any bucket has seen; returns that time. */
-	private static long decideAll(List<Acquisition> acquisitions, Bucket[] buckets, RateLimitDecision[] decisions,
-			long now, long maxDelayMicros) {
+	/**
+	 * Decides every acquisition at one time, not earlier than any bucket has seen, while
+	 * holding every bucket's monitor; adds the created buckets that the request charges.
+	 * @return that time, or {@link #RETRY} when a bucket was removed or added meanwhile
+	 */
+	private long decideAll(List<Acquisition> acquisitions, Bucket[] buckets, boolean[] created,
+			RateLimitDecision[] decisions, long now, long maxDelayMicros) {
 		long at = now;
 		for (Bucket bucket : buckets) {
+			if (bucket.removed) {
+				return RETRY;
+			}
 			at = Math.max(at, bucket.lastMicros);
-		}
-		for (Bucket bucket : buckets) {
-			bucket.advanceTo(at);
 		}
 		boolean allowed = true;
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			decisions[i] = buckets[i].stateFor(acquisition)
+			buckets[i].advanceTo(at);
+			decisions[i] = buckets[i].stateFor(acquisition.limit())
 				.check(acquisition.limit(), at, acquisition.cost(), maxDelayMicros);
 			allowed &= !decisions[i].rejects();
+		}
+		if (allowed && !addCharged(buckets, created, decisions)) {
+			return RETRY;
 		}
 		for (int i = 0; i < decisions.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			if (allowed && decisions[i].allowed()) {
-				buckets[i].stateFor(acquisition).commit(acquisition.limit(), at, acquisition.cost());
+				buckets[i].state.commit(acquisition.limit(), at, acquisition.cost());
 			}
-			else if (decisions[i].allowed()) {
+			else {
+				if (created[i]) {
+					// never added: a later look at the key must not take it for a live bucket
+					buckets[i].removed = true;
+				}
 				decisions[i] = decisions[i].uncommitted(acquisition.cost());
 			}
+			buckets[i].remember(at, decisions[i].remaining(), acquisition.limit().capacity(),
+					decisions[i].resetMicros());
 		}
 		return at;
+	}
+
+	/**
+	 * Adds the created buckets of an admitted request that it charges, before anything is
+	 * committed; when a key was added meanwhile by another request, takes back what it
+	 * added and reports it.
+	 */
+	private boolean addCharged(Bucket[] buckets, boolean[] created, RateLimitDecision[] decisions) {
+		for (int i = 0; i < buckets.length; i++) {
+			if (created[i] && decisions[i].allowed() && this.buckets.putIfAbsent(buckets[i]) != null) {
+				for (int j = 0; j < i; j++) {
+					if (created[j] && decisions[j].allowed()) {
+						remove(buckets[j]);
+					}
+				}
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** Holds the monitors of {@code buckets} in {@code order} while {@code action} runs. */
@@ -228,52 +376,180 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	/** A bucket's state and how long it may stay idle; guarded by its own monitor. */
-	private static final class Bucket {
-
-		/** Longest idle time any limit of this bucket needs; raised when a limit needing more arrives. */
-		private volatile long idleNanos;
-
-		private BucketState state;
-
-		/** Latest time this bucket decided at. */
-		private long lastMicros = Long.MIN_VALUE;
-
-		Bucket(long idleNanos) {
-			this.idleNanos = idleNanos;
+	/**
+	 * After a bucket was added, and with no bucket's monitor held: drops a few buckets whose
+	 * quota is whole again, and ranks and forgets buckets when the store holds more than its
+	 * bound.
+	 */
+	private void added(Bucket bucket, long now) {
+		MutableDecision probe = new MutableDecision();
+		this.buckets.forSomeOf(bucket.hash, EXPIRY_SLOTS, (other) -> dropIfWhole(other, now, probe));
+		long size = this.buckets.size();
+		if (size <= this.maximumKeys) {
+			return;
 		}
-
-		/** The time to decide at: {@code now}, unless this bucket has already seen a later time. */
-		long advanceTo(long now) {
-			this.lastMicros = Math.max(this.lastMicros, now);
-			return this.lastMicros;
+		// past the bound by a batch, wait for the ranking under way rather than grow further
+		if (size > this.maximumKeys + this.evictionBatch) {
+			this.evictionLock.lock();
 		}
+		else if (!this.evictionLock.tryLock()) {
+			return;
+		}
+		try {
+			evict();
+		}
+		finally {
+			this.evictionLock.unlock();
+		}
+	}
 
-		/** The state for the acquisition's algorithm; a changed algorithm starts afresh. */
-		BucketState stateFor(Acquisition acquisition) {
-			if (this.state == null || this.state.algorithm() != acquisition.limit().algorithm()) {
-				this.state = BucketState.create(acquisition.limit());
+	/** Removes a bucket whose quota is whole again. */
+	private void dropIfWhole(Bucket bucket, long now, MutableDecision probe) {
+		if (bucket.rankAt(now) >= 0) {
+			// its latest decision left part of the quota in use, and none has come back since
+			return;
+		}
+		synchronized (bucket) {
+			if (!bucket.removed && rankOfState(bucket, now, probe) == 0) {
+				remove(bucket);
 			}
-			return this.state;
 		}
+	}
+
+	/**
+	 * Ranks every bucket and forgets the lowest ranked until the store holds a batch less
+	 * than its bound; buckets whose quota is whole again are dropped on the way. A bucket
+	 * whose rank rose between the ranking and its turn is kept.
+	 */
+	private void evict() {
+		for (int round = 0; round < 2 && this.buckets.size() > this.maximumKeys; round++) {
+			long now = this.clock.nowMicros();
+			MutableDecision probe = new MutableDecision();
+			Ranking ranking = new Ranking((int) Math.min(Integer.MAX_VALUE - 8, this.buckets.size() + 16));
+			this.buckets.forEach((bucket) -> {
+				int rank = bucket.rankAt(now);
+				if (rank < 0) {
+					synchronized (bucket) {
+						if (bucket.removed) {
+							return;
+						}
+						rank = rankOfState(bucket, now, probe);
+						if (rank == 0) {
+							remove(bucket);
+							return;
+						}
+					}
+				}
+				ranking.add(bucket, rank);
+			});
+			long excess = this.buckets.size() - (this.maximumKeys - this.evictionBatch);
+			if (excess > 0) {
+				ranking.forgetLowest(excess, (bucket, threshold) -> {
+					synchronized (bucket) {
+						if (bucket.removed) {
+							return false;
+						}
+						int rank = bucket.rankAt(now);
+						if (rank < 0) {
+							rank = rankOfState(bucket, now, probe);
+						}
+						if (rank > threshold) {
+							return false;
+						}
+						remove(bucket);
+						return true;
+					}
+				});
+			}
+		}
+	}
+
+	/**
+	 * How far a bucket is from a fresh one, read from its state, the order in which the
+	 * store forgets buckets: 0 when its quota is whole (the same as no bucket); otherwise
+	 * first how much of its quota is in use, in quarters, with a used-up bucket above
+	 * every other, then the time until more quota becomes available (a window about to
+	 * end ranks below one that has just begun). Refreshes what the bucket remembers of its
+	 * quota. The caller holds the bucket's monitor.
+	 */
+	private static int rankOfState(Bucket bucket, long now, MutableDecision probe) {
+		RateLimit limit = bucket.limit;
+		long at = Math.max(now, bucket.lastMicros);
+		bucket.state.check(limit, at, 1, 0, probe);
+		long capacity = limit.capacity();
+		long available = probe.allowed() ? Math.min(capacity, probe.remaining() + 1) : probe.remaining();
+		bucket.remember(at, available, capacity, probe.resetMicros());
+		int level = Bucket.level(available, capacity);
+		return (level == Bucket.WHOLE) ? 0 : (level << 12) | Bucket.timeCode(probe.resetMicros());
+	}
+
+	/** Removes a bucket from the table; the caller holds its monitor. */
+	private void remove(Bucket bucket) {
+		bucket.removed = true;
+		this.buckets.remove(bucket);
+	}
+
+	/** Forgets a bucket chosen by a ranking, unless its rank rose above the threshold since. */
+	@FunctionalInterface
+	private interface Forgetter {
+
+		boolean forget(Bucket bucket, int threshold);
 
 	}
 
-	private static final class IdleExpiry implements Expiry<BucketKey, Bucket> {
+	/**
+	 * The buckets seen by one ranking pass, with their ranks and how many have each rank;
+	 * only the evicting thread uses it.
+	 */
+	private static final class Ranking {
 
-		@Override
-		public long expireAfterCreate(BucketKey key, Bucket bucket, long currentTime) {
-			return bucket.idleNanos;
+		private final int[] histogram = new int[Bucket.RANKS];
+
+		private Bucket[] buckets;
+
+		private int[] ranks;
+
+		private int size;
+
+		Ranking(int expected) {
+			this.buckets = new Bucket[expected];
+			this.ranks = new int[expected];
 		}
 
-		@Override
-		public long expireAfterUpdate(BucketKey key, Bucket bucket, long currentTime, long currentDuration) {
-			return bucket.idleNanos;
+		void add(Bucket bucket, int rank) {
+			if (this.size == this.buckets.length) {
+				int length = this.size + (this.size >> 1) + 16;
+				this.buckets = Arrays.copyOf(this.buckets, length);
+				this.ranks = Arrays.copyOf(this.ranks, length);
+			}
+			this.buckets[this.size] = bucket;
+			this.ranks[this.size] = rank;
+			this.size++;
+			this.histogram[rank]++;
 		}
 
-		@Override
-		public long expireAfterRead(BucketKey key, Bucket bucket, long currentTime, long currentDuration) {
-			return bucket.idleNanos;
+		/**
+		 * Forgets the {@code count} lowest ranked buckets: every bucket ranked below the
+		 * rank of the last one needed, then as many of those ranked equal to it as remain.
+		 */
+		void forgetLowest(long count, Forgetter forgetter) {
+			int threshold = 0;
+			long below = 0;
+			while (threshold < this.histogram.length - 1 && below + this.histogram[threshold] < count) {
+				below += this.histogram[threshold];
+				threshold++;
+			}
+			long equal = count - below;
+			for (int i = 0; i < this.size; i++) {
+				if (this.ranks[i] < threshold) {
+					forgetter.forget(this.buckets[i], threshold);
+				}
+			}
+			for (int i = 0; i < this.size && equal > 0; i++) {
+				if (this.ranks[i] == threshold && forgetter.forget(this.buckets[i], threshold)) {
+					equal--;
+				}
+			}
 		}
 
 	}

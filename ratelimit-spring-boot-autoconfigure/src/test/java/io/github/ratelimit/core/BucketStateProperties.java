@@ -205,6 +205,36 @@ class BucketStateProperties {
 		}
 	}
 
+	@Property(tries = 200)
+	void acquiringInPlaceDecidesAndRecordsAsCheckThenCommit(@ForAll("anyAlgorithm") Scenario scenario,
+			@ForAll("maxDelays") long maxDelay) {
+		RateLimit limit = scenario.limit();
+		BucketState inPlace = BucketState.create(limit);
+		BucketState checked = BucketState.create(limit);
+		MutableDecision decision = new MutableDecision();
+		MutableDecision probe = new MutableDecision();
+		long now = scenario.start();
+		for (Step step : scenario.steps()) {
+			now += step.advanceMicros();
+			RateLimitDecision expected = checked.check(limit, now, step.cost(), maxDelay);
+			inPlace.check(limit, now, step.cost(), maxDelay, probe);
+			assertThat(probe.toDecision()).as("checked in place at %d", now).isEqualTo(expected);
+			inPlace.acquire(limit, now, step.cost(), maxDelay, decision);
+			assertThat(decision.toDecision()).as("acquired in place at %d", now).isEqualTo(expected);
+			if (expected.allowed()) {
+				checked.commit(limit, now, step.cost());
+			}
+		}
+		for (long cost = 1; cost <= limit.capacity(); cost++) {
+			assertThat(inPlace.check(limit, now, cost)).isEqualTo(checked.check(limit, now, cost));
+		}
+	}
+
+	@Provide
+	Arbitrary<Long> maxDelays() {
+		return Arbitraries.of(0L, 1L, 1_000L, 500_000L, 10_000_000L);
+	}
+
 	/** Units a request could take at {@code time}: what a cost-1 check reports. */
 	private static long available(RateLimit limit, List<Event> committed, long time) {
 		RateLimitDecision probe = replay(limit, committed).check(limit, time, 1);

@@ -387,6 +387,26 @@ public abstract class RateLimitStoreContractTest {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void inspectReportsNothingToWaitForWhenTheQuotaIsWhole(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("whole", algorithm, 3, Duration.ofSeconds(1));
+		at(T0 + 250_000);
+		BucketSnapshot fresh = this.store.inspect(limit, "alice");
+		assertThat(fresh.remaining()).isEqualTo(3);
+		assertThat(fresh.resetMicros()).as("reset of a bucket without state").isZero();
+		assertThat(acquire(limit, 1).allowed()).isTrue();
+		BucketSnapshot used = this.store.inspect(limit, "alice");
+		assertThat(used.remaining()).isEqualTo(2);
+		assertThat(used.resetMicros()).isPositive();
+		// two periods later every algorithm has its whole quota back, whether or not the state is kept
+		at(T0 + 250_000 + 2 * SECOND);
+		BucketSnapshot refilled = this.store.inspect(limit, "alice");
+		assertThat(refilled.remaining()).isEqualTo(3);
+		assertThat(refilled.resetMicros()).as("reset of a bucket whole again").isZero();
+		assertThat(refilled.retryAfterMicros()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void resetForgetsOneIdentitysBucket(Algorithm algorithm) {
 		RateLimit limit = RateLimit.of("reset", algorithm, 3, Duration.ofMinutes(1));
 		assertThat(acquire(limit, 3).allowed()).isTrue();

@@ -14,11 +14,14 @@ import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.MutableClock;
+import io.github.ratelimit.core.MutableDecision;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -68,16 +71,144 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContractTest {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
-	void keepsABucketWhileItsStateMattersAfterRequestsCloseTogether(Algorithm algorithm) {
+	@CsvSource({ "TOKEN_BUCKET, 60000000", "LEAKY_BUCKET, 60000000", "FIXED_WINDOW, 60000000",
+			"SLIDING_WINDOW_LOG, 60000500", "SLIDING_WINDOW_COUNTER, 120000000" })
+	void keepsABucketUntilItsQuotaIsWholeAgain(Algorithm algorithm, long wholeAfterMicros) {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
 		RateLimit limit = RateLimit.of("orders", algorithm, 5, Duration.ofMinutes(1));
 		acquire(store, limit, "alice", 1);
-		// read again well within a second: the cache must still move the expiry
 		clock().advanceMicros(500);
 		acquire(store, limit, "alice", 4);
-		clock().advanceMicros(limit.idleTtlMicros() - 1);
+		// a token every 12s, windows of a minute: whole again when the last unit is back
+		clock().set(T0 + wholeAfterMicros - 1);
 		assertThat(store.size()).isEqualTo(1);
+		assertThat(store.inspect(limit, "alice").remaining()).isLessThan(5);
+		clock().set(T0 + wholeAfterMicros);
+		assertThat(store.size()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void createsNoBucketForALimitThatARejectedRequestDidNotCharge(Algorithm algorithm) {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit perIp = RateLimit.of("login-ip", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
+		RateLimit perUser = RateLimit.of("login-username", algorithm, 5, Duration.ofMinutes(1));
+		assertThat(store.tryAcquire(List.of(new Acquisition(perIp, "ip:1", 1), new Acquisition(perUser, "erin", 1)))
+			.allowed()).isTrue();
+		assertThat(store.size()).isEqualTo(2);
+		for (int i = 0; i < 100; i++) {
+			RateLimitResult rejected = store
+				.tryAcquire(List.of(new Acquisition(perUser, "user-" + i, 1), new Acquisition(perIp, "ip:1", 1)));
+			assertThat(rejected.allowed()).isFalse();
+			assertThat(rejected.decisions().get(0).remaining()).as("a fresh bucket, uncharged").isEqualTo(5);
+		}
+		assertThat(store.size()).as("buckets kept").isEqualTo(2);
+		assertThat(store.inspect(perUser, "user-7").exists()).isFalse();
+	}
+
+	@Test
+	void whenFullForgetsTheBucketsWithMostQuotaLeftFirst() {
+		// a bound below 8 forgets one bucket at a time
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 4);
+		RateLimit limit = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 8, Duration.ofHours(1));
+		acquire(store, limit, "used-up", 8);
+		acquire(store, limit, "six-used", 6);
+		acquire(store, limit, "four-used", 4);
+		acquire(store, limit, "two-used", 2);
+		acquire(store, limit, "one-used", 1);
+		assertThat(store.size()).isEqualTo(4);
+		assertThat(store.inspect(limit, "one-used").exists()).as("the newest, and the least used").isFalse();
+		acquire(store, limit, "seven-used", 7);
+		assertThat(store.inspect(limit, "two-used").exists()).isFalse();
+		acquire(store, limit, "eight-used", 8);
+		assertThat(store.inspect(limit, "four-used").exists()).isFalse();
+		assertThat(store.inspect(limit, "used-up").remaining()).isZero();
+		assertThat(store.inspect(limit, "six-used").remaining()).isEqualTo(2);
+		assertThat(store.inspect(limit, "seven-used").remaining()).isEqualTo(1);
+		assertThat(store.inspect(limit, "eight-used").remaining()).isZero();
+	}
+
+	@Test
+	void forgetsAUsedUpBucketOnlyWhenEveryBucketKeptIsUsedUpAndThenTheOneRefillingSoonest() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 3);
+		RateLimit minute = RateLimit.of("per-minute", Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1));
+		RateLimit hour = RateLimit.of("per-hour", Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1));
+		clock().advance(Duration.ofSeconds(30));
+		acquire(store, hour, "alice", 2);
+		acquire(store, minute, "alice", 2);
+		acquire(store, hour, "bob", 1);
+		acquire(store, minute, "bob", 1);
+		assertThat(store.inspect(minute, "bob").exists()).as("half used like the hour's, but its window ends first")
+			.isFalse();
+		acquire(store, hour, "carol", 2);
+		assertThat(store.inspect(hour, "bob").exists()).as("half used, the others used up").isFalse();
+		acquire(store, hour, "dave", 2);
+		assertThat(store.inspect(minute, "alice").exists()).as("all used up, the minute's refills first").isFalse();
+		for (String identity : List.of("alice", "carol", "dave")) {
+			assertThat(store.inspect(hour, identity).remaining()).isZero();
+		}
+	}
+
+	@Test
+	void dropsBucketsWhoseQuotaIsWholeBeforeForgettingAnyOther() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 2);
+		RateLimit second = RateLimit.of("per-second", Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
+		RateLimit hour = RateLimit.of("per-hour", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
+		acquire(store, second, "alice", 2);
+		acquire(store, hour, "alice", 1);
+		clock().advance(Duration.ofSeconds(2));
+		acquire(store, hour, "bob", 1);
+		assertThat(store.inspect(hour, "alice").exists()).as("1 of 100 used, kept").isTrue();
+		assertThat(store.inspect(second, "alice").exists()).as("whole again, dropped").isFalse();
+	}
+
+	@Test
+	void keepsEveryBucketWithinTheBoundAndSaysSo() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 1_000);
+		RateLimit limit = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1));
+		for (int i = 0; i < 1_000; i++) {
+			acquire(store, limit, "client-" + i, 1);
+		}
+		assertThat(store.size()).isEqualTo(1_000);
+		assertThat(store.status().buckets()).singleElement()
+			.satisfies((kept) -> assertThat(kept.count()).isEqualTo(1_000))
+			.satisfies((kept) -> assertThat(kept.maximum()).isEqualTo(1_000));
+		for (int i = 0; i < 1_000; i++) {
+			assertThat(store.inspect(limit, "client-" + i).remaining()).isEqualTo(4);
+		}
+	}
+
+	@Test
+	void keepsIdentitiesThatDifferOnlyBeyondAsciiApart() {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit limit = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1));
+		List<String> identities = List.of("user:jose", "user:jos\u00e9", "user:jos\u00c9", "user:jos\u00e9\u0301",
+				"user:jo\u00e9s", "user:j\0se", "user:jose\0");
+		for (String identity : identities) {
+			assertThat(acquire(store, limit, identity, 2).allowed()).as(identity).isTrue();
+		}
+		for (String identity : identities) {
+			assertThat(acquire(store, limit, identity, 1).allowed()).as(identity).isFalse();
+		}
+		assertThat(store.size()).isEqualTo(identities.size());
+	}
+
+	@Test
+	void decidesInPlaceAsTheListDoes() {
+		InMemoryRateLimitStore inPlace = new InMemoryRateLimitStore(clock(), 100);
+		InMemoryRateLimitStore listed = new InMemoryRateLimitStore(clock(), 100);
+		RateLimit limit = new RateLimit("orders", Algorithm.LEAKY_BUCKET, 3, 10, Duration.ofSeconds(1));
+		MutableDecision decision = new MutableDecision();
+		for (int i = 0; i < 6; i++) {
+			boolean admitted = inPlace.tryAcquire(limit, "alice", 1, (i == 4) ? 500_000 : 0, decision);
+			RateLimitResult result = listed.tryAcquire(List.of(new Acquisition(limit, "alice", 1)),
+					(i == 4) ? 500_000 : 0);
+			assertThat(admitted).isEqualTo(result.allowed());
+			assertThat(decision.toResult()).isEqualTo(result);
+			clock().advanceMicros(20_000);
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> inPlace.tryAcquire(limit, "alice", 4, 0, decision))
+			.withMessage("cost 4 exceeds the capacity 3 of limit 'orders'");
 	}
 
 	@Test

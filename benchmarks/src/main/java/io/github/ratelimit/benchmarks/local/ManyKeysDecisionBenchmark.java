@@ -25,6 +25,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.MutableDecision;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimiter;
@@ -32,11 +33,13 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
 
 /**
  * Cost of one decision when the requests come from many identities: each decision first
- * finds (or creates) the identity's bucket. This library looks it up in the store's
- * bounded Caffeine cache; the peers, which have no store of their own for local buckets,
- * in a {@link ConcurrentHashMap} with {@code computeIfAbsent}, the usual way to hold them.
- * Every identity has its bucket before the runs start; every thread walks all identities
- * in a scattered order from its own starting point.
+ * finds (or creates) the identity's bucket. This library looks it up in the store's own
+ * table (with a list of acquisitions, and in place), and beside it in the same store
+ * design on a Caffeine cache ({@link CaffeineBucketStore}); the peers, which have no store
+ * of their own for local buckets, in a {@link ConcurrentHashMap} with
+ * {@code computeIfAbsent}, the usual way to hold them. Every identity has its bucket
+ * before the runs start; every thread walks all identities in a scattered order from its
+ * own starting point.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,6 +58,20 @@ public class ManyKeysDecisionBenchmark {
 	@Param({ "ADMIT" })
 	Load load;
 
+	/**
+	 * {@code PART_USED}: before the runs, every identity takes a thousandth of its token
+	 * bucket's quota, which takes a thousand seconds to come back, so this library's store
+	 * holds every bucket throughout, as it does for a client whose quota is in use, and the
+	 * runs measure finding it. {@code WHOLE}: buckets are left whole; under the ADMIT load
+	 * a token comes back within a microsecond, so a token bucket is whole again long before
+	 * its identity's next turn, and the store, for which a whole bucket is the same as no
+	 * bucket, drops it when it comes across it and makes it again at the next turn. The
+	 * peers keep every bucket either way; the windows are used within every second, so the
+	 * store holds them either way.
+	 */
+	@Param({ "PART_USED" })
+	String quota;
+
 	private final String[] identities = new String[IDENTITIES];
 
 	private RateLimit tokenBucketLimit;
@@ -62,6 +79,8 @@ public class ManyKeysDecisionBenchmark {
 	private RateLimit slidingWindowCounterLimit;
 
 	private RateLimiter limiter;
+
+	private RateLimiter caffeineLimiter;
 
 	private final Map<String, Bucket> bucket4jLockFree = new ConcurrentHashMap<>();
 
@@ -79,6 +98,7 @@ public class ManyKeysDecisionBenchmark {
 		this.tokenBucketLimit = this.load.limit(Algorithm.TOKEN_BUCKET);
 		this.slidingWindowCounterLimit = this.load.limit(Algorithm.SLIDING_WINDOW_COUNTER);
 		this.limiter = new RateLimiter(new InMemoryRateLimitStore(RateLimitClock.system(), 2L * IDENTITIES));
+		this.caffeineLimiter = new RateLimiter(new CaffeineBucketStore(RateLimitClock.system(), 2L * IDENTITIES));
 		// every identity already has its bucket, as in a service that has been running: the runs measure
 		// finding and deciding, not creating (only the benchmark's own buckets, to keep the heap alike)
 		String benchmark = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
@@ -87,6 +107,9 @@ public class ManyKeysDecisionBenchmark {
 			switch (benchmark) {
 				case "oursTokenBucket" -> oursTokenBucket(cursor);
 				case "oursSlidingWindowCounter" -> oursSlidingWindowCounter(cursor);
+				case "oursTokenBucketInPlace" -> oursTokenBucketInPlace(cursor);
+				case "oursSlidingWindowCounterInPlace" -> oursSlidingWindowCounterInPlace(cursor);
+				case "caffeineStoreTokenBucket" -> caffeineStoreTokenBucket(cursor);
 				case "bucket4jLockFree" -> bucket4jLockFree(cursor);
 				case "bucket4jSynchronized" -> bucket4jSynchronized(cursor);
 				case "guava" -> guava(cursor);
@@ -94,11 +117,26 @@ public class ManyKeysDecisionBenchmark {
 				default -> throw new IllegalStateException("no buckets to create for " + benchmark);
 			}
 		}
+		if ("PART_USED".equals(this.quota)) {
+			RateLimiter tokenBuckets = switch (benchmark) {
+				case "oursTokenBucket", "oursTokenBucketInPlace" -> this.limiter;
+				case "caffeineStoreTokenBucket" -> this.caffeineLimiter;
+				default -> null;
+			};
+			long share = this.tokenBucketLimit.capacity() / 1_000;
+			for (int i = 0; tokenBuckets != null && i < IDENTITIES; i++) {
+				this.load.check(benchmark, tokenBuckets
+					.acquire(List.of(new Acquisition(this.tokenBucketLimit, this.identities[i], share)))
+					.allowed());
+			}
+		}
 	}
 
-	/** Each thread's position in the walk over the identities. */
+	/** Each thread's position in the walk over the identities, and what it decides in place into. */
 	@State(Scope.Thread)
 	public static class Cursor {
+
+		final MutableDecision decision = new MutableDecision();
 
 		private int index;
 
@@ -123,6 +161,9 @@ public class ManyKeysDecisionBenchmark {
 		Cursor cursor = new Cursor();
 		this.load.check("oursTokenBucket", oursTokenBucket(cursor));
 		this.load.check("oursSlidingWindowCounter", oursSlidingWindowCounter(cursor));
+		this.load.check("oursTokenBucketInPlace", oursTokenBucketInPlace(cursor));
+		this.load.check("oursSlidingWindowCounterInPlace", oursSlidingWindowCounterInPlace(cursor));
+		this.load.check("caffeineStoreTokenBucket", caffeineStoreTokenBucket(cursor));
 		this.load.check("bucket4jLockFree", bucket4jLockFree(cursor));
 		this.load.check("bucket4jSynchronized", bucket4jSynchronized(cursor));
 		this.load.check("guava", guava(cursor));
@@ -139,6 +180,24 @@ public class ManyKeysDecisionBenchmark {
 	public boolean oursSlidingWindowCounter(Cursor cursor) {
 		return this.limiter
 			.acquire(List.of(new Acquisition(this.slidingWindowCounterLimit, cursor.next(this.identities), 1)))
+			.allowed();
+	}
+
+	@Benchmark
+	public boolean oursTokenBucketInPlace(Cursor cursor) {
+		return this.limiter.acquire(this.tokenBucketLimit, cursor.next(this.identities), 1, 0, cursor.decision);
+	}
+
+	@Benchmark
+	public boolean oursSlidingWindowCounterInPlace(Cursor cursor) {
+		return this.limiter.acquire(this.slidingWindowCounterLimit, cursor.next(this.identities), 1, 0,
+				cursor.decision);
+	}
+
+	@Benchmark
+	public boolean caffeineStoreTokenBucket(Cursor cursor) {
+		return this.caffeineLimiter
+			.acquire(List.of(new Acquisition(this.tokenBucketLimit, cursor.next(this.identities), 1)))
 			.allowed();
 	}
 

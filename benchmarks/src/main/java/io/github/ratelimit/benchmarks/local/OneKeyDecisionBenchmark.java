@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.BucketState;
+import io.github.ratelimit.core.MutableDecision;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -31,9 +32,12 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
 /**
  * Cost of one decision on one shared key: every thread of a run decides on the same
  * bucket, so with {@code -t 2} the threads contend for it. This library is measured
- * through the path a request takes ({@link RateLimiter} over {@link InMemoryRateLimitStore},
- * key lookup in its Caffeine cache included) and as the bare algorithm under the same
- * lock the store takes; the peers as one bucket object held by the caller.
+ * through {@link RateLimiter} over {@link InMemoryRateLimitStore}, key lookup included,
+ * both with a list of acquisitions and a result ({@code ours*}) and with the
+ * single-acquisition path that writes into a reused {@link MutableDecision}
+ * ({@code ours*InPlace}); beside it the same store design on a Caffeine cache
+ * ({@link CaffeineBucketStore}), and the bare algorithm under the same lock the store
+ * takes. The peers are one bucket object held by the caller.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,13 +48,16 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
 public class OneKeyDecisionBenchmark {
 
 	/** The benchmarks, in the order {@link #decideAll()} answers. */
-	private static final String[] NAMES = { "oursTokenBucket", "oursSlidingWindowCounter", "oursTokenBucketBare",
+	private static final String[] NAMES = { "oursTokenBucket", "oursSlidingWindowCounter", "oursTokenBucketInPlace",
+			"oursSlidingWindowCounterInPlace", "caffeineStoreTokenBucket", "oursTokenBucketBare",
 			"oursSlidingWindowCounterBare", "bucket4jLockFree", "bucket4jSynchronized", "guava", "resilience4j" };
 
 	@Param({ "ADMIT", "REJECT" })
 	Load load;
 
 	private RateLimiter limiter;
+
+	private RateLimiter caffeineLimiter;
 
 	private RateLimit tokenBucketLimit;
 
@@ -75,6 +82,8 @@ public class OneKeyDecisionBenchmark {
 		this.tokenBucketLimit = this.load.limit(Algorithm.TOKEN_BUCKET);
 		this.slidingWindowCounterLimit = this.load.limit(Algorithm.SLIDING_WINDOW_COUNTER);
 		this.limiter = new RateLimiter(new InMemoryRateLimitStore(this.clock, InMemoryRateLimitStore.DEFAULT_MAXIMUM_KEYS));
+		this.caffeineLimiter = new RateLimiter(
+				new CaffeineBucketStore(this.clock, InMemoryRateLimitStore.DEFAULT_MAXIMUM_KEYS));
 		this.tokenBucketState = BucketState.create(this.tokenBucketLimit);
 		this.slidingWindowCounterState = BucketState.create(this.slidingWindowCounterLimit);
 		this.bucket4jLockFree = this.load.bucket4j(SynchronizationStrategy.LOCK_FREE);
@@ -83,6 +92,14 @@ public class OneKeyDecisionBenchmark {
 		this.resilience4j = this.load.resilience4j();
 		// the first decision of every limiter admits; under REJECT the runs measure the ones after it
 		decideAll();
+	}
+
+	/** What a caller keeps per thread to decide in place. */
+	@State(Scope.Thread)
+	public static class Decision {
+
+		final MutableDecision decision = new MutableDecision();
+
 	}
 
 	@Benchmark
@@ -94,6 +111,21 @@ public class OneKeyDecisionBenchmark {
 	@Benchmark
 	public boolean oursSlidingWindowCounter() {
 		return this.limiter.acquire(List.of(new Acquisition(this.slidingWindowCounterLimit, "client", 1))).allowed();
+	}
+
+	@Benchmark
+	public boolean oursTokenBucketInPlace(Decision decision) {
+		return this.limiter.acquire(this.tokenBucketLimit, "client", 1, 0, decision.decision);
+	}
+
+	@Benchmark
+	public boolean oursSlidingWindowCounterInPlace(Decision decision) {
+		return this.limiter.acquire(this.slidingWindowCounterLimit, "client", 1, 0, decision.decision);
+	}
+
+	@Benchmark
+	public boolean caffeineStoreTokenBucket() {
+		return this.caffeineLimiter.acquire(List.of(new Acquisition(this.tokenBucketLimit, "client", 1))).allowed();
 	}
 
 	@Benchmark
@@ -136,7 +168,9 @@ public class OneKeyDecisionBenchmark {
 	}
 
 	private boolean[] decideAll() {
-		return new boolean[] { oursTokenBucket(), oursSlidingWindowCounter(), oursTokenBucketBare(),
+		Decision decision = new Decision();
+		return new boolean[] { oursTokenBucket(), oursSlidingWindowCounter(), oursTokenBucketInPlace(decision),
+				oursSlidingWindowCounterInPlace(decision), caffeineStoreTokenBucket(), oursTokenBucketBare(),
 				oursSlidingWindowCounterBare(), bucket4jLockFree(), bucket4jSynchronized(), guava(), resilience4j() };
 	}
 
