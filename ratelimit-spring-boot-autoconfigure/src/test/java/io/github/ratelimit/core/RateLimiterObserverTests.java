@@ -49,6 +49,14 @@ class RateLimiterObserverTests {
 	}
 
 	@Test
+	void observerSeesWhichIdentityASingleAcquisitionDecidedInPlaceIsAbout() {
+		MutableDecision into = new MutableDecision();
+		this.limiter.acquire(this.orders, "user:carol", 2, 0, into);
+		this.limiter.acquire(this.orders, "user:carol", 1, 0, into);
+		assertThat(this.seen).containsExactly("orders user:carol allowed", "orders user:carol rejected");
+	}
+
+	@Test
 	void observerSeesPlacesSharingABucketAsAsked() throws ExecutionException, InterruptedException {
 		this.limiter
 			.acquireAsync(List.of(new Acquisition(this.orders, "user:alice", 1), new Acquisition(this.orders, "user:alice", 1)), 0)
