@@ -1,5 +1,6 @@
 -- acquire.lua: decides every limit of one request together, all-or-nothing, in one call.
--- Composed after lib.lua and the algorithm scripts (without their standalone entries).
+-- Composed after lib.lua and the algorithm scripts (without their standalone entries),
+-- which register in the dispatch table rl_algorithms.
 --
 -- KEYS     the keys of every limit, in order: one per limit, two for a sliding window log
 --          (its log and its sum); all in one cluster slot
@@ -42,42 +43,17 @@ for i = 0, n - 1 do
   local capacity = tonumber(ARGV[5 + i * 4])
   local param = tonumber(ARGV[6 + i * 4])
   local cost = tonumber(ARGV[7 + i * 4])
-  local decision, commit
-  if algorithm == 'tb' or algorithm == 'lb' then
-    local leaky = 0
-    if algorithm == 'lb' then
-      leaky = 1
-    end
-    if mode == 'refund' then
-      gcra.refund(KEYS[k], now, capacity, param, cost)
-    else
-      decision, commit = gcra.decide(KEYS[k], now, capacity, param, cost, leaky, max_delay)
-    end
-    k = k + 1
-  elseif algorithm == 'fw' then
-    if mode == 'refund' then
-      fixed_window.refund(KEYS[k], now, capacity, param, cost)
-    else
-      decision, commit = fixed_window.decide(KEYS[k], now, capacity, param, cost)
-    end
-    k = k + 1
-  elseif algorithm == 'swl' then
-    if mode == 'refund' then
-      sliding_window_log.refund(KEYS[k], KEYS[k + 1], now, capacity, param, cost)
-    else
-      decision, commit = sliding_window_log.decide(KEYS[k], KEYS[k + 1], now, capacity, param, cost)
-    end
-    k = k + 2
-  elseif algorithm == 'swc' then
-    if mode == 'refund' then
-      sliding_window_counter.refund(KEYS[k], now, capacity, param, cost)
-    else
-      decision, commit = sliding_window_counter.decide(KEYS[k], now, capacity, param, cost)
-    end
-    k = k + 1
-  else
+  local entry = rl_algorithms[algorithm]
+  if entry == nil then
     return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
   end
+  local decision, commit
+  if mode == 'refund' then
+    entry.refund(k, now, capacity, param, cost)
+  else
+    decision, commit = entry.decide(k, now, capacity, param, cost, max_delay)
+  end
+  k = k + entry.keys
   if decision then
     if decision[1] == 0 and not shadow then
       allowed = false

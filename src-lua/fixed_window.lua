@@ -45,6 +45,16 @@ function fixed_window.refund(key, timestamp, capacity, period, cost)
   end
 end
 
+rl_algorithms.fw = {
+  keys = 1,
+  decide = function(k, now, capacity, period, cost)
+    return fixed_window.decide(KEYS[k], now, capacity, period, cost)
+  end,
+  refund = function(k, timestamp, capacity, period, cost)
+    fixed_window.refund(KEYS[k], timestamp, capacity, period, cost)
+  end,
+}
+
 -- standalone entry --
 local now = rl_now(ARGV[1])
 local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])

@@ -18,6 +18,14 @@
 --
 -- The key expires when the queue is empty again.
 
+rl_algorithms.lb = {
+  keys = 1,
+  decide = function(k, now, capacity, interval, cost, max_delay)
+    return gcra.decide(KEYS[k], now, capacity, interval, cost, 1, max_delay)
+  end,
+  refund = rl_algorithms.tb.refund,
+}
+
 -- standalone entry --
 local now = rl_now(ARGV[1])
 local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])

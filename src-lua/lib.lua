@@ -1,5 +1,6 @@
--- lib.lua: helpers shared by every rate limit script; prepended when scripts are composed.
--- Not a script of its own: it names no KEYS, takes no ARGV and replies nothing.
+-- lib.lua: helpers shared by every rate limit script, and the table the drivers dispatch
+-- on; prepended when scripts are composed. Not a script of its own: it names no KEYS, takes
+-- no ARGV and replies nothing.
 --
 -- Numbers are Lua doubles. Every value these scripts compute (microsecond timestamps,
 -- capacities, products of a capacity and a period) stays below 2^53, where doubles are
@@ -40,3 +41,16 @@ local function rl_until_next_unit(debt, interval)
   end
   return ((debt - 1) % interval) + 1
 end
+
+-- The algorithms, by the code the drivers receive (tb, lb, fw, swl, swc). Each algorithm
+-- script registers itself here, and acquire.lua and inspect.lua dispatch on it. An entry:
+--   keys    how many KEYS a bucket takes, from its first key k on
+--   decide  function(k, now, capacity, param, cost, max_delay) returning the decision
+--           {allowed (1|0), remaining, reset_us, retry_after_us, delay_us} and, when it
+--           admits, a function that commits it (nil otherwise). It writes nothing itself,
+--           apart from dropping state that no longer counts. max_delay is the longest wait
+--           for a reserved slot (0: none); algorithms that cannot reserve ignore it.
+--   refund  function(k, timestamp, capacity, param, cost) giving back an acquisition made
+--           at `timestamp`
+-- param is the emission interval in microseconds for the buckets, the period otherwise.
+local rl_algorithms = {}

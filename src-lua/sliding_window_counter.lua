@@ -95,6 +95,16 @@ function sliding_window_counter.refund(key, timestamp, capacity, period, cost)
   end
 end
 
+rl_algorithms.swc = {
+  keys = 1,
+  decide = function(k, now, capacity, period, cost)
+    return sliding_window_counter.decide(KEYS[k], now, capacity, period, cost)
+  end,
+  refund = function(k, timestamp, capacity, period, cost)
+    sliding_window_counter.refund(KEYS[k], timestamp, capacity, period, cost)
+  end,
+}
+
 -- standalone entry --
 local now = rl_now(ARGV[1])
 local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])

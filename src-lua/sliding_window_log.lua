@@ -106,6 +106,16 @@ function sliding_window_log.refund(key, sum_key, timestamp, capacity, period, co
   end
 end
 
+rl_algorithms.swl = {
+  keys = 2,
+  decide = function(k, now, capacity, period, cost)
+    return sliding_window_log.decide(KEYS[k], KEYS[k + 1], now, capacity, period, cost)
+  end,
+  refund = function(k, timestamp, capacity, period, cost)
+    sliding_window_log.refund(KEYS[k], KEYS[k + 1], timestamp, capacity, period, cost)
+  end,
+}
+
 -- standalone entry --
 local now = rl_now(ARGV[1])
 local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])

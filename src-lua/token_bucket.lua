@@ -100,6 +100,16 @@ function gcra.refund(key, timestamp, capacity, interval, cost)
   end
 end
 
+rl_algorithms.tb = {
+  keys = 1,
+  decide = function(k, now, capacity, interval, cost, max_delay)
+    return gcra.decide(KEYS[k], now, capacity, interval, cost, 0, max_delay)
+  end,
+  refund = function(k, timestamp, capacity, interval, cost)
+    gcra.refund(KEYS[k], timestamp, capacity, interval, cost)
+  end,
+}
+
 -- standalone entry --
 local now = rl_now(ARGV[1])
 local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])

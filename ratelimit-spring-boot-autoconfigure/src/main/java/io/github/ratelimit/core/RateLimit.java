@@ -56,11 +56,12 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		}
 		long periodMicros = period.toNanos() / 1_000;
 		long interval = ceilDiv(periodMicros, refillTokens);
-		if (isBucket(algorithm) && (interval > MAX_SPAN_MICROS / capacity)) {
+		boolean bucket = AlgorithmSpec.of(algorithm).bucket();
+		if (bucket && (interval > MAX_SPAN_MICROS / capacity)) {
 			throw new IllegalArgumentException("capacity " + capacity + " refilled at " + refillTokens + " per "
 					+ period + " takes longer than 285 years to refill");
 		}
-		if (!isBucket(algorithm) && capacity > MAX_SPAN_MICROS / periodMicros) {
+		if (!bucket && capacity > MAX_SPAN_MICROS / periodMicros) {
 			throw new IllegalArgumentException(
 					"capacity " + capacity + " per " + period + " is too large; use a shorter period");
 		}
@@ -152,11 +153,7 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 * @return microseconds
 	 */
 	public long idleTtlMicros() {
-		return switch (this.algorithm) {
-			case TOKEN_BUCKET, LEAKY_BUCKET -> this.capacity * emissionIntervalMicros();
-			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> periodMicros();
-			case SLIDING_WINDOW_COUNTER -> 2 * periodMicros();
-		};
+		return AlgorithmSpec.of(this.algorithm).idleTtlMicros(this);
 	}
 
 	/**
@@ -165,11 +162,7 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 * @return microseconds
 	 */
 	public long quotaWindowMicros() {
-		return isBucket(this.algorithm) ? this.capacity * emissionIntervalMicros() : periodMicros();
-	}
-
-	private static boolean isBucket(Algorithm algorithm) {
-		return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+		return AlgorithmSpec.of(this.algorithm).quotaWindowMicros(this);
 	}
 
 	private static long ceilDiv(long x, long y) {

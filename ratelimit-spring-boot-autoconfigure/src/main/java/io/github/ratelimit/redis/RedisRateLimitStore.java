@@ -27,8 +27,8 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
@@ -201,12 +201,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public BucketSnapshot inspect(RateLimit limit, String identity) {
-		String key = key(limit, identity);
-		List<String> keys = (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) ? List.of(key, key + ":sum")
-				: List.of(key);
+		AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+		List<String> keys = keys(spec, key(limit, identity));
 		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
-		List<?> reply = this.template.execute(INSPECT, keys, now, "1", code(limit.algorithm()),
-				Long.toString(limit.capacity()), Long.toString(parameter(limit)));
+		List<?> reply = this.template.execute(INSPECT, keys, now, "1", spec.redisCode(),
+				Long.toString(limit.capacity()), Long.toString(spec.redisParameter(limit)));
 		if (reply == null || reply.size() < 6) {
 			throw new IllegalStateException("Rate limit inspect script returned no reply");
 		}
@@ -218,8 +217,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** Deletes the bucket's keys, which share the identity's hash tag and so one slot. */
 	@Override
 	public boolean reset(RateLimit limit, String identity) {
-		String key = key(limit, identity);
-		Long deleted = this.template.delete(List.of(key, key + ":sum"));
+		Long deleted = this.template.delete(keys(AlgorithmSpec.of(limit.algorithm()), key(limit, identity)));
 		return deleted != null && deleted > 0;
 	}
 
@@ -235,8 +233,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * The key holding the state of a bucket (a sliding window log also uses this key
-	 * followed by {@code :sum}).
+	 * The key holding the state of a bucket (an algorithm whose bucket takes several keys
+	 * uses this key followed by each {@link AlgorithmSpec#redisKeySuffixes() suffix}).
 	 * @param acquisition the acquisition
 	 * @return the key
 	 */
@@ -259,14 +257,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		for (int i : group) {
 			Acquisition acquisition = acquisitions.get(i);
 			RateLimit limit = acquisition.limit();
-			String key = key(acquisition);
-			keys.add(key);
-			if (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) {
-				keys.add(key + ":sum");
-			}
-			args.add(limit.shadow() ? code(limit.algorithm()) + "!" : code(limit.algorithm()));
+			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+			keys.addAll(keys(spec, key(acquisition)));
+			args.add(limit.shadow() ? spec.redisCode() + "!" : spec.redisCode());
 			args.add(Long.toString(limit.capacity()));
-			args.add(Long.toString(parameter(limit)));
+			args.add(Long.toString(spec.redisParameter(limit)));
 			args.add(Long.toString(acquisition.cost()));
 		}
 		if (this.clock != null) {
@@ -452,20 +447,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return false;
 	}
 
-	/** The emission interval of the bucket algorithms, the period of the window ones. */
-	private static long parameter(RateLimit limit) {
-		boolean bucket = limit.algorithm() == Algorithm.TOKEN_BUCKET || limit.algorithm() == Algorithm.LEAKY_BUCKET;
-		return bucket ? limit.emissionIntervalMicros() : limit.periodMicros();
-	}
-
-	private static String code(Algorithm algorithm) {
-		return switch (algorithm) {
-			case TOKEN_BUCKET -> "tb";
-			case LEAKY_BUCKET -> "lb";
-			case FIXED_WINDOW -> "fw";
-			case SLIDING_WINDOW_LOG -> "swl";
-			case SLIDING_WINDOW_COUNTER -> "swc";
-		};
+	/** Every key of one bucket, all in the slot of its first. */
+	private static List<String> keys(AlgorithmSpec spec, String key) {
+		List<String> suffixes = spec.redisKeySuffixes();
+		if (suffixes.size() == 1) {
+			return List.of(key);
+		}
+		List<String> keys = new ArrayList<>(suffixes.size());
+		for (String suffix : suffixes) {
+			keys.add(key + suffix);
+		}
+		return keys;
 	}
 
 	/** Keeps identities from other stores from opening a hash tag of their own. */

@@ -7,11 +7,15 @@ import java.util.List;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.ratelimit.core.AlgorithmSpec;
+
 /**
  * The Lua scripts of the Redis store, read from the classpath (they live in
  * {@code src-lua/}). The script run for every request is composed of the shared helpers,
- * every algorithm (without its standalone entry) and the driver deciding all limits of
- * a request in one call; the script operators read buckets with is composed the same way.
+ * the script of every algorithm in the {@link AlgorithmSpec} registry (without its
+ * standalone entry), each registering itself in the shared dispatch table, and the driver
+ * deciding all limits of a request in one call; the script operators read buckets with is
+ * composed the same way.
  */
 public final class RedisScripts {
 
@@ -20,8 +24,12 @@ public final class RedisScripts {
 
 	private static final String STANDALONE_MARKER = "-- standalone entry --";
 
-	private static final List<String> ALGORITHMS = List.of("token_bucket.lua", "fixed_window.lua",
-			"sliding_window_log.lua", "sliding_window_counter.lua");
+	/** Every algorithm's script, once each, in the registry's order. */
+	private static final List<String> ALGORITHMS = AlgorithmSpec.all()
+		.stream()
+		.map(AlgorithmSpec::redisScript)
+		.distinct()
+		.toList();
 
 	private RedisScripts() {
 	}
@@ -47,30 +55,34 @@ public final class RedisScripts {
 	/** The shared helpers, every algorithm without its standalone entry, then a driver. */
 	@SuppressWarnings("rawtypes")
 	private static RedisScript<List> composed(String driver) {
+		return RedisScript.of(library() + '\n' + read(driver), List.class);
+	}
+
+	/**
+	 * One algorithm's script on its own, as documented in its header.
+	 * @param file the script file, such as {@code token_bucket.lua}
+	 * @return the script with the shared helpers and every algorithm's functions, replying
+	 * a list
+	 */
+	@SuppressWarnings("rawtypes")
+	public static RedisScript<List> standalone(String file) {
+		if (!ALGORITHMS.contains(file)) {
+			throw new IllegalArgumentException("No algorithm is decided by " + file);
+		}
+		String text = read(file);
+		String entry = text.substring(text.indexOf(STANDALONE_MARKER));
+		return RedisScript.of(library() + '\n' + entry, List.class);
+	}
+
+	/** The shared helpers and every algorithm without its standalone entry. */
+	static String library() {
 		StringBuilder script = new StringBuilder(read("lib.lua"));
 		for (String algorithm : ALGORITHMS) {
 			String text = read(algorithm);
 			int entry = text.indexOf(STANDALONE_MARKER);
 			script.append('\n').append((entry >= 0) ? text.substring(0, entry) : text);
 		}
-		script.append('\n').append(read(driver));
-		return RedisScript.of(script.toString(), List.class);
-	}
-
-	/**
-	 * One algorithm's script on its own, as documented in its header.
-	 * @param file the script file, such as {@code token_bucket.lua}
-	 * @return the script with the shared helpers, replying a list
-	 */
-	@SuppressWarnings("rawtypes")
-	public static RedisScript<List> standalone(String file) {
-		StringBuilder script = new StringBuilder(read("lib.lua")).append('\n');
-		if ("leaky_bucket.lua".equals(file)) {
-			// the leaky bucket runs the token bucket's functions
-			String gcra = read("token_bucket.lua");
-			script.append(gcra, 0, gcra.indexOf(STANDALONE_MARKER)).append('\n');
-		}
-		return RedisScript.of(script.append(read(file)).toString(), List.class);
+		return script.toString();
 	}
 
 	static String read(String file) {

@@ -1,0 +1,58 @@
+package io.github.ratelimit.redis;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.ratelimit.core.AlgorithmSpec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The composed scripts against the registry of algorithms: every algorithm the registry
+ * names is registered in the Lua dispatch table under its code, with as many keys as the
+ * store sends for it, and nothing else is.
+ */
+class RedisScriptsTests {
+
+	@RegisterExtension
+	static final SharedRedisConnection redisConnection = new SharedRedisConnection();
+
+	@Test
+	void dispatchTableHoldsEveryAlgorithmOfTheRegistryWithItsKeys() {
+		@SuppressWarnings("rawtypes")
+		RedisScript<List> registered = RedisScript.of(RedisScripts.library() + """
+
+				local codes = {}
+				for code, entry in pairs(rl_algorithms) do
+				  codes[#codes + 1] = code .. '=' .. entry.keys
+				end
+				return codes
+				""", List.class);
+		@SuppressWarnings("unchecked")
+		List<Object> codes = redisConnection.template().execute(registered, List.of());
+		assertThat(codes).containsExactlyInAnyOrderElementsOf(AlgorithmSpec.all()
+			.stream()
+			.map((spec) -> spec.redisCode() + "=" + spec.redisKeySuffixes().size())
+			.toList());
+	}
+
+	@Test
+	void composesEveryAlgorithmScriptIntoBothDrivers() {
+		for (AlgorithmSpec spec : AlgorithmSpec.all()) {
+			String header = "-- " + spec.redisScript() + ":";
+			assertThat(RedisScripts.acquire().getScriptAsString()).contains(header);
+			assertThat(RedisScripts.inspect().getScriptAsString()).contains(header);
+		}
+	}
+
+	@Test
+	void refusesAStandaloneScriptOfNoAlgorithm() {
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisScripts.standalone("acquire.lua"));
+	}
+
+}
