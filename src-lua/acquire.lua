@@ -2,8 +2,8 @@
 -- Composed after lib.lua and the algorithm scripts (without their standalone entries),
 -- which register in the dispatch table rl_algorithms.
 --
--- KEYS     the keys of every limit, in order: one per limit, two for a sliding window log
---          (its log and its sum); all in one cluster slot
+-- KEYS     the keys of every limit, in order: as many per limit as its algorithm takes
+--          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire', 'check' (decide without consuming) or 'refund' (ARGV[1] is then the
 --          timestamp of the acquisition being given back)
@@ -15,8 +15,10 @@
 --          default
 -- ARGV[5+4n] optional: longest wait in microseconds for a reserved slot (callers waiting
 --          for a permit): tb and lb limits that would reject admit instead when their slot
---          is at most that far away, and reply the wait as delay_us (see token_bucket.lua)
--- Reply    {now, then per limit: allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
+--          is at most that far away, and reply the wait as their delay (see token_bucket.lua)
+-- Reply    {now, then per limit three integers}: an admitting limit replies remaining,
+--          reset_us, delay_us; a rejecting one -1 - remaining, reset_us, retry_after_us.
+--          A refund replies {now}.
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
 -- every admitting limit commits (a reservation included), or nothing changes (apart from
@@ -26,49 +28,59 @@
 local now = rl_now(ARGV[1])
 local mode = ARGV[2]
 local n = tonumber(ARGV[3])
-if ARGV[4 + 4 * n] and ARGV[4 + 4 * n] ~= '' then
-  rl_min_ttl = tonumber(ARGV[4 + 4 * n])
+local options = 4 + 4 * n
+if ARGV[options] and ARGV[options] ~= '' then
+  rl_min_ttl = tonumber(ARGV[options])
 end
-local max_delay = tonumber(ARGV[5 + 4 * n] or '0')
+local max_delay = tonumber(ARGV[options + 1] or '0')
 local reply = { now }
-local commits = {}
+local size = 1
+-- the commits of the admitting limits, kept apart from a table for the usual single one
+local commit_first, commits
 local allowed = true
 local k = 1
-for i = 0, n - 1 do
-  local algorithm = ARGV[4 + i * 4]
-  local shadow = string.sub(algorithm, -1) == '!'
+for i = 4, options - 1, 4 do
+  local code = ARGV[i]
+  -- '!' (byte 33) marks a shadow limit
+  local shadow = string.byte(code, -1) == 33
   if shadow then
-    algorithm = string.sub(algorithm, 1, -2)
+    code = string.sub(code, 1, -2)
   end
-  local capacity = tonumber(ARGV[5 + i * 4])
-  local param = tonumber(ARGV[6 + i * 4])
-  local cost = tonumber(ARGV[7 + i * 4])
-  local entry = rl_algorithms[algorithm]
+  local entry = rl_algorithm(code)
   if entry == nil then
-    return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
+    return redis.error_reply('unknown algorithm ' .. tostring(code))
   end
-  local decision, commit
+  local capacity, param, cost = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
   if mode == 'refund' then
     entry.refund(k, now, capacity, param, cost)
   else
-    decision, commit = entry.decide(k, now, capacity, param, cost, max_delay)
+    local admits, remaining, reset, retry_after, delay, commit = entry.decide(k, now, capacity, param, cost,
+      max_delay)
+    if admits == 1 then
+      reply[size + 1], reply[size + 2], reply[size + 3] = remaining, reset, delay
+      if commit_first == nil then
+        commit_first = commit
+      elseif commits == nil then
+        commits = { commit }
+      else
+        commits[#commits + 1] = commit
+      end
+    else
+      reply[size + 1], reply[size + 2], reply[size + 3] = -1 - remaining, reset, retry_after
+      if not shadow then
+        allowed = false
+      end
+    end
+    size = size + 3
   end
   k = k + entry.keys
-  if decision then
-    if decision[1] == 0 and not shadow then
-      allowed = false
-    end
-    if commit then
-      commits[#commits + 1] = commit
-    end
-    for j = 1, 5 do
-      reply[#reply + 1] = decision[j]
-    end
-  end
 end
-if allowed and mode == 'acquire' then
-  for _, commit in ipairs(commits) do
-    commit()
+if allowed and mode == 'acquire' and commit_first then
+  commit_first()
+  if commits then
+    for c = 1, #commits do
+      commits[c]()
+    end
   end
 end
 return reply

@@ -2,8 +2,8 @@
 -- Composed after lib.lua and the algorithm scripts (without their standalone entries),
 -- which register in the dispatch table rl_algorithms that acquire.lua dispatches on too.
 --
--- KEYS     the keys of every limit, in order: one per limit, two for a sliding window log
---          (its log and its sum); all in one cluster slot
+-- KEYS     the keys of every limit, in order: as many per limit as its algorithm takes
+--          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  number of limits n
 -- ARGV[3..] per limit, three values: algorithm (tb | lb | fw | swl | swc), capacity,
@@ -20,19 +20,20 @@ local n = tonumber(ARGV[2])
 local reply = { now }
 local k = 1
 for i = 0, n - 1 do
-  local algorithm = ARGV[3 + i * 3]
+  local code = ARGV[3 + i * 3]
   local capacity = tonumber(ARGV[4 + i * 3])
   local param = tonumber(ARGV[5 + i * 3])
-  local entry = rl_algorithms[algorithm]
+  local entry = rl_algorithm(code)
   if entry == nil then
-    return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
+    return redis.error_reply('unknown algorithm ' .. tostring(code))
   end
   local exists = redis.call('EXISTS', KEYS[k])
-  local decision = entry.decide(k, now, capacity, param, 1, 0)
+  local allowed, remaining, reset, retry_after = entry.decide(k, now, capacity, param, 1, 0)
   k = k + entry.keys
   reply[#reply + 1] = exists
-  for j = 1, 4 do
-    reply[#reply + 1] = decision[j]
-  end
+  reply[#reply + 1] = allowed
+  reply[#reply + 1] = remaining
+  reply[#reply + 1] = reset
+  reply[#reply + 1] = retry_after
 end
 return reply

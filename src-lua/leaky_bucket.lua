@@ -18,23 +18,17 @@
 --
 -- The key expires when the queue is empty again.
 
-rl_algorithms.lb = {
-  keys = 1,
-  decide = function(k, now, capacity, interval, cost, max_delay)
-    return gcra.decide(KEYS[k], now, capacity, interval, cost, 1, max_delay)
-  end,
-  refund = rl_algorithms.tb.refund,
-}
+rl_algorithms.lb = function()
+  local token_bucket = rl_algorithm('tb')
+  local decide = token_bucket.decide
+  return {
+    keys = 1,
+    decide = function(k, now, capacity, interval, cost, max_delay)
+      return decide(k, now, capacity, interval, cost, max_delay, 1)
+    end,
+    refund = token_bucket.refund,
+  }
+end
 
 -- standalone entry --
-local now = rl_now(ARGV[1])
-local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if ARGV[2] == 'refund' then
-  gcra.refund(KEYS[1], now, capacity, interval, cost)
-  return { now }
-end
-local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, 1, tonumber(ARGV[6] or '0'))
-if commit then
-  commit()
-end
-return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
+return rl_standalone('lb', 6)

@@ -3,10 +3,12 @@ package io.github.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -22,6 +24,7 @@ import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -51,7 +54,30 @@ import io.github.ratelimit.core.RateLimitStore;
 public final class RedisRateLimitStore implements RateLimitStore {
 
 	/** Least TTL of keys written at an explicit time (tests), whatever their state needs. */
-	private static final String TEST_MIN_TTL_MILLIS = "60000";
+	private static final byte[] TEST_MIN_TTL_MILLIS = ascii("60000");
+
+	private static final byte[] ACQUIRE = ascii("acquire");
+
+	private static final byte[] CHECK = ascii("check");
+
+	private static final byte[] REFUND = ascii("refund");
+
+	private static final byte[] EMPTY = new byte[0];
+
+	/** The time argument that makes the script read Redis {@code TIME}. */
+	private static final long NOW_FROM_REDIS = Long.MIN_VALUE;
+
+	/** Costs and counts as the script receives them, encoded once. */
+	private static final byte[][] SMALL_NUMBERS = new byte[64][];
+
+	static {
+		for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+			SMALL_NUMBERS[i] = ascii(Integer.toString(i));
+		}
+	}
+
+	/** Bound of the limits whose arguments are kept encoded. */
+	private static final int MAX_ENCODED_LIMITS = 4096;
 
 	/** Default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
@@ -71,6 +97,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private final RateLimitClock clock;
 
 	private final boolean cluster;
+
+	private final Map<RateLimit, EncodedLimit> encodedLimits = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a store deciding on Redis time.
@@ -119,51 +147,48 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return new RateLimitResult(List.of(), (this.clock != null) ? this.clock.nowMicros() : 0, RateLimitResult.REDIS);
 		}
 		RateLimitStore.requireDistinct(acquisitions);
-		Map<Integer, List<Integer>> groups = groupBySlot(acquisitions);
+		Call call = new Call(acquisitions);
 		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
-		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
+		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
+		List<int[]> groups = groupBySlot(call);
 		if (groups.size() == 1) {
-			long timestamp = run(acquisitions, groups.values().iterator().next(), now, "acquire", maxDelayMicros,
-					decisions);
+			long timestamp = run(call, groups.get(0), now, ACQUIRE, maxDelayMicros, decisions);
 			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
 					RateLimitResult.REDIS);
 		}
-		List<List<Integer>> consumed = new ArrayList<>();
+		List<int[]> consumed = new ArrayList<>();
 		boolean allowed = true;
 		try {
-			for (List<Integer> group : groups.values()) {
-				long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", maxDelayMicros,
-						decisions);
-				now = Long.toString(timestamp);
-				boolean groupAllowed = group.stream().noneMatch((i) -> decisions[i].rejects());
+			for (int[] group : groups) {
+				now = run(call, group, now, allowed ? ACQUIRE : CHECK, maxDelayMicros, decisions);
+				boolean groupAllowed = Arrays.stream(group).noneMatch((i) -> decisions[i].rejects());
 				if (allowed && groupAllowed) {
 					// only what was taken is given back: a shadow limit that rejected took nothing
-					consumed.add(group.stream().filter((i) -> decisions[i].allowed()).toList());
+					consumed.add(Arrays.stream(group).filter((i) -> decisions[i].allowed()).toArray());
 				}
 				allowed &= groupAllowed;
 			}
 		}
 		catch (RuntimeException ex) {
 			// a later slot failed: give back what the earlier ones took, then let the fallback decide
-			refundQuietly(acquisitions, consumed, now);
+			refundQuietly(call, consumed, now);
 			throw ex;
 		}
 		if (!allowed) {
-			for (List<Integer> group : consumed) {
-				if (!group.isEmpty()) {
-					run(acquisitions, group, now, "refund", 0, null);
+			for (int[] group : consumed) {
+				if (group.length > 0) {
+					run(call, group, now, REFUND, 0, null);
 				}
 			}
 		}
-		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), Long.parseLong(now),
-				RateLimitResult.REDIS);
+		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), now, RateLimitResult.REDIS);
 	}
 
-	private void refundQuietly(List<Acquisition> acquisitions, List<List<Integer>> consumed, String now) {
-		for (List<Integer> group : consumed) {
+	private void refundQuietly(Call call, List<int[]> consumed, long now) {
+		for (int[] group : consumed) {
 			try {
-				if (!group.isEmpty()) {
-					run(acquisitions, group, now, "refund", 0, null);
+				if (group.length > 0) {
+					run(call, group, now, REFUND, 0, null);
 				}
 			}
 			catch (RuntimeException ignored) {
@@ -189,8 +214,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-		for (List<Integer> group : groupBySlot(acquisitions).values()) {
-			run(acquisitions, group, Long.toString(decided.timestampMicros()), "refund", 0, null);
+		Call call = new Call(acquisitions);
+		for (int[] group : groupBySlot(call)) {
+			run(call, group, decided.timestampMicros(), REFUND, 0, null);
 		}
 	}
 
@@ -243,76 +269,207 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	private String key(RateLimit limit, String identity) {
-		return this.keyPrefix + "{" + escape(identity) + "}:" + limit.name();
+		return new String(encoded(limit).key(this.keyPrefix, identity), StandardCharsets.UTF_8);
 	}
 
-	/** Runs the script for some acquisitions of one slot; fills their decisions, returns the time used. */
-	private long run(List<Acquisition> acquisitions, List<Integer> group, String now, String mode, long maxDelayMicros,
+	/**
+	 * Runs the script for some acquisitions of one slot; fills their decisions, returns the
+	 * time used.
+	 */
+	private long run(Call call, int[] group, long now, byte[] mode, long maxDelayMicros,
 			RateLimitDecision[] decisions) {
-		List<String> keys = new ArrayList<>(group.size() + 1);
-		List<String> args = new ArrayList<>(3 + group.size() * 4);
-		args.add(now);
-		args.add(mode);
-		args.add(Integer.toString(group.size()));
+		int keyCount = 0;
 		for (int i : group) {
-			Acquisition acquisition = acquisitions.get(i);
-			RateLimit limit = acquisition.limit();
-			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
-			keys.addAll(keys(spec, key(acquisition)));
-			args.add(limit.shadow() ? spec.redisCode() + "!" : spec.redisCode());
-			args.add(Long.toString(limit.capacity()));
-			args.add(Long.toString(spec.redisParameter(limit)));
-			args.add(Long.toString(acquisition.cost()));
+			keyCount += call.limits[i].keySuffixes.length;
 		}
-		if (this.clock != null) {
+		boolean options = this.clock != null || maxDelayMicros > 0;
+		byte[][] keys = new byte[keyCount][];
+		byte[][] args = new byte[3 + group.length * 4 + (options ? 2 : 0)][];
+		args[0] = (now == NOW_FROM_REDIS) ? EMPTY : ascii(now);
+		args[1] = mode;
+		args[2] = ascii(group.length);
+		int k = 0;
+		int a = 3;
+		for (int i : group) {
+			EncodedLimit limit = call.limits[i];
+			byte[] key = call.keys[i];
+			for (byte[] suffix : limit.keySuffixes) {
+				keys[k++] = (suffix.length == 0) ? key : concat(key, suffix);
+			}
+			args[a++] = limit.code;
+			args[a++] = limit.capacity;
+			args[a++] = limit.parameter;
+			args[a++] = ascii(call.acquisitions.get(i).cost());
+		}
+		if (options) {
 			// the test clock stands still while Redis expires keys in real time
-			args.add(TEST_MIN_TTL_MILLIS);
-		}
-		else if (maxDelayMicros > 0) {
-			args.add("");
-		}
-		if (maxDelayMicros > 0) {
-			args.add(Long.toString(maxDelayMicros));
+			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
+			args[a] = ascii(maxDelayMicros);
 		}
 		List<?> reply = this.executor.execute(keys, args);
 		if (reply == null || reply.isEmpty()) {
 			throw new IllegalStateException("Rate limit script returned no reply");
 		}
 		if (decisions != null) {
-			for (int g = 0; g < group.size(); g++) {
-				int base = 1 + g * 5;
-				RateLimit limit = acquisitions.get(group.get(g)).limit();
-				decisions[group.get(g)] = new RateLimitDecision(limit, number(reply, base) == 1,
-						number(reply, base + 1), number(reply, base + 2), number(reply, base + 3),
-						number(reply, base + 4));
+			for (int g = 0; g < group.length; g++) {
+				// remaining when admitted, -1 - remaining when rejected; then reset, then the
+				// delay when admitted or the retry-after when rejected
+				int base = 1 + g * 3;
+				long remaining = number(reply, base);
+				long reset = number(reply, base + 1);
+				long wait = number(reply, base + 2);
+				RateLimit limit = call.acquisitions.get(group[g]).limit();
+				decisions[group[g]] = (remaining >= 0) ? new RateLimitDecision(limit, true, remaining, reset, 0, wait)
+						: new RateLimitDecision(limit, false, -1 - remaining, reset, wait, 0);
 			}
 		}
 		return number(reply, 0);
 	}
 
-	private Map<Integer, List<Integer>> groupBySlot(List<Acquisition> acquisitions) {
-		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
-		for (int i = 0; i < acquisitions.size(); i++) {
-			int slot = this.cluster ? SlotHash.getSlot(key(acquisitions.get(i))) : 0;
-			groups.computeIfAbsent(slot, (s) -> new ArrayList<>(2)).add(i);
+	private List<int[]> groupBySlot(Call call) {
+		int count = call.keys.length;
+		if (!this.cluster || count == 1) {
+			int[] all = new int[count];
+			for (int i = 0; i < count; i++) {
+				all[i] = i;
+			}
+			return List.of(all);
+		}
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < count; i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(call.keys[i]), (s) -> new ArrayList<>(2)).add(i);
+		}
+		List<int[]> groups = new ArrayList<>(slots.size());
+		for (List<Integer> slot : slots.values()) {
+			groups.add(slot.stream().mapToInt(Integer::intValue).toArray());
 		}
 		return groups;
+	}
+
+	/** The encoded limit, computed once per limit. */
+	private EncodedLimit encoded(RateLimit limit) {
+		EncodedLimit encoded = this.encodedLimits.get(limit);
+		if (encoded == null) {
+			if (this.encodedLimits.size() >= MAX_ENCODED_LIMITS) {
+				// limits are configured, so few; a caller making limits afresh must not grow this
+				this.encodedLimits.clear();
+			}
+			encoded = new EncodedLimit(limit);
+			this.encodedLimits.put(limit, encoded);
+		}
+		return encoded;
+	}
+
+	/** The acquisitions of one call, with their encoded limits and keys. */
+	private final class Call {
+
+		final List<Acquisition> acquisitions;
+
+		final EncodedLimit[] limits;
+
+		final byte[][] keys;
+
+		Call(List<Acquisition> acquisitions) {
+			this.acquisitions = acquisitions;
+			this.limits = new EncodedLimit[acquisitions.size()];
+			this.keys = new byte[acquisitions.size()][];
+			for (int i = 0; i < this.limits.length; i++) {
+				Acquisition acquisition = acquisitions.get(i);
+				this.limits[i] = encoded(acquisition.limit());
+				this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefix, acquisition.identity());
+			}
+		}
+
+	}
+
+	/** What the script receives for a limit, encoded once: its code, capacity, parameter and key parts. */
+	private static final class EncodedLimit {
+
+		final byte[] code;
+
+		final byte[] capacity;
+
+		final byte[] parameter;
+
+		/** {@code "}:<name>"}, which ends the key after the identity. */
+		final byte[] keyEnd;
+
+		final byte[][] keySuffixes;
+
+		EncodedLimit(RateLimit limit) {
+			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+			this.code = (spec.redisCode() + (limit.shadow() ? "!" : "")).getBytes(StandardCharsets.UTF_8);
+			this.capacity = ascii(limit.capacity());
+			this.parameter = ascii(spec.redisParameter(limit));
+			this.keyEnd = ("}:" + limit.name()).getBytes(StandardCharsets.UTF_8);
+			this.keySuffixes = spec.redisKeySuffixes()
+				.stream()
+				.map((suffix) -> suffix.getBytes(StandardCharsets.UTF_8))
+				.toArray(byte[][]::new);
+		}
+
+		/** {@code <prefix>{<identity>}:<limit name>}. */
+		byte[] key(String prefix, String identity) {
+			byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
+			byte[] middle = escape(identity).getBytes(StandardCharsets.UTF_8);
+			byte[] key = new byte[start.length + 1 + middle.length + this.keyEnd.length];
+			System.arraycopy(start, 0, key, 0, start.length);
+			key[start.length] = '{';
+			System.arraycopy(middle, 0, key, start.length + 1, middle.length);
+			System.arraycopy(this.keyEnd, 0, key, start.length + 1 + middle.length, this.keyEnd.length);
+			return key;
+		}
+
 	}
 
 	/** Runs the composed script. */
 	private interface ScriptExecutor {
 
-		List<?> execute(List<String> keys, List<String> args);
+		List<?> execute(byte[][] keys, byte[][] args);
 
 	}
 
 	/** Through Spring Data Redis: EVALSHA with EVAL fallback, bounded by the connection's timeout. */
-	private record TemplateScriptExecutor(StringRedisTemplate redis,
-			@SuppressWarnings("rawtypes") RedisScript<List> script) implements ScriptExecutor {
+	private static final class TemplateScriptExecutor implements ScriptExecutor {
+
+		private final StringRedisTemplate redis;
+
+		private final String sha;
+
+		private final byte[] script;
+
+		@SuppressWarnings("rawtypes")
+		TemplateScriptExecutor(StringRedisTemplate redis, RedisScript<List> script) {
+			this.redis = redis;
+			this.sha = script.getSha1();
+			this.script = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
+		}
 
 		@Override
-		public List<?> execute(List<String> keys, List<String> args) {
-			return this.redis.execute(this.script, keys, args.toArray());
+		public List<?> execute(byte[][] keys, byte[][] args) {
+			byte[][] keysAndArgs = new byte[keys.length + args.length][];
+			System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
+			System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
+			return this.redis.execute((RedisCallback<List<?>>) (connection) -> {
+				try {
+					return connection.scriptingCommands().evalSha(this.sha, ReturnType.MULTI, keys.length, keysAndArgs);
+				}
+				catch (RuntimeException ex) {
+					if (!isNoScript(ex)) {
+						throw ex;
+					}
+					return connection.scriptingCommands().eval(this.script, ReturnType.MULTI, keys.length, keysAndArgs);
+				}
+			});
+		}
+
+		private static boolean isNoScript(Throwable ex) {
+			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+				if (cause.getMessage() != null && cause.getMessage().contains("NOSCRIPT")) {
+					return true;
+				}
+			}
+			return false;
 		}
 
 	}
@@ -322,8 +479,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * each call waits at most the configured timeout whatever the connection's command
 	 * timeout is. EVALSHA first; EVAL when the server lost the script. The factory opens
 	 * its shared connection on first use and blocks while it does (up to the connect and
-	 * command timeouts, 60 seconds by default, when Redis hangs); that first connection is
-	 * therefore opened on a thread of its own, and calls wait for it within their timeout.
+	 * command timeouts, 60 seconds by default, when Redis hangs); the connection is
+	 * therefore looked up on a thread of its own, and calls wait for it within their
+	 * timeout. Its commands are then kept, not looked up again per call (which takes the
+	 * factory's lock), until a call fails.
 	 */
 	private static final class LettuceScriptExecutor implements ScriptExecutor {
 
@@ -335,9 +494,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private final long timeoutNanos;
 
-		private final AtomicReference<CompletableFuture<Void>> firstConnection = new AtomicReference<>();
+		private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> lookup = new AtomicReference<>();
 
-		private volatile boolean connected;
+		/** The shared connection's commands, or {@code null} until looked up (again). */
+		private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
 		@SuppressWarnings("rawtypes")
 		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, RedisScript<List> script, Duration timeout) {
@@ -348,35 +508,51 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 
 		@Override
-		@SuppressWarnings("unchecked")
-		public List<?> execute(List<String> keys, List<String> args) {
-			byte[][] keyBytes = bytes(keys);
-			byte[][] argBytes = bytes(args);
+		public List<?> execute(byte[][] keys, byte[][] args) {
 			long deadline = System.nanoTime() + this.timeoutNanos;
-			awaitFirstConnection(deadline);
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
-					.getNativeConnection();
+			RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
+			if (commands == null) {
+				commands = awaitLookup(deadline);
+			}
+			if (commands != null) {
 				try {
-					return await(commands.evalsha(this.sha, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
+					return execute(commands, keys, args, deadline);
 				}
-				catch (RedisNoScriptException ex) {
-					return await(commands.eval(this.script, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
+				catch (RuntimeException ex) {
+					// look the connection up again, through the factory, which may have replaced it
+					this.shared = null;
+					throw ex;
 				}
+			}
+			// a factory that does not share its connection lends one per call
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				return execute(nativeCommands(connection), keys, args, deadline);
 			}
 		}
 
-		private void awaitFirstConnection(long deadline) {
-			if (this.connected) {
-				return;
+		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[][] keys, byte[][] args,
+				long deadline) {
+			try {
+				return await(commands.evalsha(this.sha, ScriptOutputType.MULTI, keys, args), deadline);
 			}
-			CompletableFuture<Void> attempt = this.firstConnection.get();
-			if (attempt == null || attempt.isCompletedExceptionally()) {
-				CompletableFuture<Void> next = new CompletableFuture<>();
-				if (this.firstConnection.compareAndSet(attempt, next)) {
+			catch (RedisNoScriptException ex) {
+				return await(commands.eval(this.script, ScriptOutputType.MULTI, keys, args), deadline);
+			}
+		}
+
+		/** The shared connection's commands, or {@code null} when the factory does not share one. */
+		private RedisClusterAsyncCommands<byte[], byte[]> awaitLookup(long deadline) {
+			CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt = this.lookup.get();
+			if (attempt == null || attempt.isCompletedExceptionally()
+					|| (attempt.isDone() && this.shared == null && attempt.getNow(null) != null)) {
+				CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> next = new CompletableFuture<>();
+				if (this.lookup.compareAndSet(attempt, next)) {
 					Thread connector = new Thread(() -> {
 						try (RedisConnection connection = this.connectionFactory.getConnection()) {
-							next.complete(null);
+							RedisClusterAsyncCommands<byte[], byte[]> commands = this.connectionFactory
+								.getShareNativeConnection() ? nativeCommands(connection) : null;
+							this.shared = commands;
+							next.complete(commands);
 						}
 						catch (Throwable ex) {
 							// whatever it is, the calls waiting for it must learn of it
@@ -386,11 +562,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					connector.setDaemon(true);
 					connector.start();
 				}
-				attempt = this.firstConnection.get();
+				attempt = this.lookup.get();
 			}
 			try {
-				attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				this.connected = true;
+				return attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
 			catch (TimeoutException ex) {
 				throw new QueryTimeoutException("Redis did not accept a connection in time", ex);
@@ -403,6 +578,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				throw new RedisSystemException("Could not connect to Redis: " + ex.getCause().getMessage(),
 						ex.getCause());
 			}
+		}
+
+		@SuppressWarnings("unchecked")
+		private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
+			return (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 		}
 
 		private static List<?> await(RedisFuture<List<Object>> future, long deadline) {
@@ -426,18 +606,27 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 		}
 
-		private static byte[][] bytes(List<String> values) {
-			byte[][] bytes = new byte[values.size()][];
-			for (int i = 0; i < bytes.length; i++) {
-				bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
-			}
-			return bytes;
-		}
-
 	}
 
 	private static long number(List<?> reply, int index) {
 		return ((Number) reply.get(index)).longValue();
+	}
+
+	private static byte[] ascii(long value) {
+		if (value >= 0 && value < SMALL_NUMBERS.length) {
+			return SMALL_NUMBERS[(int) value];
+		}
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] ascii(String value) {
+		return value.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] concat(byte[] first, byte[] second) {
+		byte[] both = Arrays.copyOf(first, first.length + second.length);
+		System.arraycopy(second, 0, both, first.length, second.length);
+		return both;
 	}
 
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {

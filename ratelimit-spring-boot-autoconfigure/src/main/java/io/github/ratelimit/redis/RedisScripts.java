@@ -61,8 +61,8 @@ public final class RedisScripts {
 	/**
 	 * One algorithm's script on its own, as documented in its header.
 	 * @param file the script file, such as {@code token_bucket.lua}
-	 * @return the script with the shared helpers and every algorithm's functions, replying
-	 * a list
+	 * @return the script with the shared helpers, every algorithm's functions and the
+	 * standalone helper of {@code standalone.lua}, replying a list
 	 */
 	@SuppressWarnings("rawtypes")
 	public static RedisScript<List> standalone(String file) {
@@ -71,7 +71,7 @@ public final class RedisScripts {
 		}
 		String text = read(file);
 		String entry = text.substring(text.indexOf(STANDALONE_MARKER));
-		return RedisScript.of(library() + '\n' + entry, List.class);
+		return RedisScript.of(library() + '\n' + read("standalone.lua") + '\n' + entry, List.class);
 	}
 
 	/** The shared helpers and every algorithm without its standalone entry. */

@@ -201,8 +201,8 @@ class LuaScriptsTest {
 		reserving.addAll(List.of("", Long.toString(2 * MINUTE)));
 		assertThat(allowedFlags(acquire(T0, "acquire", reserving, keys))).containsExactly(1L, 1L);
 		List<Object> reserved = acquire(T0, "acquire", reserving, keys);
-		assertThat(reserved.subList(1, 6)).containsExactly(1L, 0L, 2 * MINUTE, 0L, MINUTE);
-		assertThat(reserved.subList(6, 11)).containsExactly(1L, 3L, MINUTE, 0L, 0L);
+		assertThat(decisions(reserved)).containsExactly(new Decision(true, 0, 2 * MINUTE, 0, MINUTE),
+				allowed(3, MINUTE));
 		assertKeysExpireWithin(Map.of(key("tb"), 120_000L, key("fw"), 60_000L));
 		// without the longest wait the same request is rejected
 		assertThat(allowedFlags(acquire(T0, "acquire", limits, keys))).containsExactly(0L, 1L);
@@ -427,22 +427,23 @@ class LuaScriptsTest {
 	@Test
 	void acquireDecidesEveryAlgorithmInOneCallAndRepliesInOrder() {
 		List<Object> reply = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
-		assertThat(reply).containsExactly(T0 + 10 * SECOND,
+		assertThat(reply.get(0)).isEqualTo(T0 + 10 * SECOND);
+		assertThat(decisions(reply)).containsExactly(
 				// tb: 5 tokens, one every 12s
-				1L, 4L, 12 * SECOND, 0L, 0L,
+				allowed(4, 12 * SECOND),
 				// fw: 5 per minute
-				1L, 4L, 50 * SECOND, 0L, 0L,
+				allowed(4, 50 * SECOND),
 				// swl: 5 in any minute
-				1L, 4L, MINUTE, 0L, 0L,
+				allowed(4, MINUTE),
 				// swc: the one request weighs nothing at the end of the next window
-				1L, 4L, 110 * SECOND, 0L, 0L,
+				allowed(4, 110 * SECOND),
 				// lb: a queue of 5 drained every 12s, empty: no delay
-				1L, 4L, 12 * SECOND, 0L, 0L);
+				allowed(4, 12 * SECOND));
 		assertKeysExpireWithin(Map.of(key("tb"), 12_000L, key("fw"), 50_000L, key("swl"), 60_000L,
 				key("swl") + ":sum", 60_000L, key("swc"), 110_000L, key("lb"), 12_000L));
 		reply = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
-		assertThat(reply.subList(1, 6)).containsExactly(1L, 3L, 12 * SECOND, 0L, 0L);
-		assertThat(reply.subList(21, 26)).containsExactly(1L, 3L, 12 * SECOND, 0L, 12 * SECOND);
+		assertThat(decisions(reply).get(0)).isEqualTo(allowed(3, 12 * SECOND));
+		assertThat(decisions(reply).get(4)).isEqualTo(allowed(3, 12 * SECOND, 12 * SECOND));
 		assertKeysExpireWithin(Map.of(key("tb"), 24_000L, key("fw"), 50_000L, key("swl"), 60_000L,
 				key("swl") + ":sum", 60_000L, key("swc"), 110_000L, key("lb"), 24_000L));
 	}
@@ -475,7 +476,7 @@ class LuaScriptsTest {
 						"swl", "5", Long.toString(MINUTE), "1", "swc", "5", Long.toString(MINUTE), "1", "fw", "1",
 						Long.toString(MINUTE), "1"));
 		assertThat(allowedFlags(reply)).containsExactly(1L, 1L, 1L, 1L, 0L);
-		assertThat(reply.subList(21, 26)).containsExactly(0L, 0L, 50 * SECOND, 50 * SECOND, 0L);
+		assertThat(decisions(reply).get(4)).isEqualTo(rejected(0, 50 * SECOND, 50 * SECOND));
 		assertThat(snapshot()).isEqualTo(Map.of(key("fw"), T0 + " 1"));
 		assertKeysExpireWithin(Map.of(key("fw"), 60_000L));
 	}
@@ -540,9 +541,12 @@ class LuaScriptsTest {
 		assertThat(existsFlags(inspected)).containsOnly(1L);
 		// each limit answers as a check of cost 1 at the same time: allowed, remaining, reset, retry-after
 		List<Object> checked = acquire(T0 + 20 * SECOND, "check", limits(5, 5, 5, 5, 5));
+		List<Decision> decisions = decisions(checked);
 		for (int i = 0; i < CODES.size(); i++) {
+			Decision decision = decisions.get(i);
 			assertThat(inspected.subList(2 + i * 5, 6 + i * 5)).as(CODES.get(i))
-				.isEqualTo(checked.subList(1 + i * 5, 5 + i * 5));
+				.containsExactly(decision.allowed() ? 1L : 0L, decision.remaining(), decision.reset(),
+						decision.retryAfter());
 		}
 	}
 
@@ -603,11 +607,23 @@ class LuaScriptsTest {
 	}
 
 	private static List<Long> allowedFlags(List<Object> reply) {
-		List<Long> flags = new ArrayList<>();
-		for (int i = 1; i < reply.size(); i += 5) {
-			flags.add((Long) reply.get(i));
+		return decisions(reply).stream().map((decision) -> decision.allowed() ? 1L : 0L).toList();
+	}
+
+	/**
+	 * The decisions of acquire.lua's reply: per limit, remaining (or -1 - remaining when
+	 * rejected), reset, then the delay (or the retry-after when rejected).
+	 */
+	private static List<Decision> decisions(List<Object> reply) {
+		List<Decision> decisions = new ArrayList<>();
+		for (int i = 1; i < reply.size(); i += 3) {
+			long remaining = (Long) reply.get(i);
+			long reset = (Long) reply.get(i + 1);
+			long wait = (Long) reply.get(i + 2);
+			decisions.add((remaining >= 0) ? new Decision(true, remaining, reset, 0, wait)
+					: new Decision(false, -1 - remaining, reset, wait, 0));
 		}
-		return flags;
+		return decisions;
 	}
 
 	private Decision tokenBucket(long now, long capacity, long interval, long cost) {

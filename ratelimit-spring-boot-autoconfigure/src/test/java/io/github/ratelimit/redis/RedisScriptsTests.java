@@ -28,8 +28,8 @@ class RedisScriptsTests {
 		RedisScript<List> registered = RedisScript.of(RedisScripts.library() + """
 
 				local codes = {}
-				for code, entry in pairs(rl_algorithms) do
-				  codes[#codes + 1] = code .. '=' .. entry.keys
+				for code in pairs(rl_algorithms) do
+				  codes[#codes + 1] = code .. '=' .. rl_algorithm(code).keys
 				end
 				return codes
 				""", List.class);
