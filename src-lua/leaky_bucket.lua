@@ -4,8 +4,8 @@
 -- longer than C*T. The same one-timestamp state (GCRA) as token_bucket.lua, whose
 -- functions it runs; composed after it.
 --
--- KEYS[1]  bucket key; a string '<tat>:<T>': the time (microseconds) the queue is empty
---          again and the emission interval it was computed with, as in token_bucket.lua
+-- KEYS[1]  bucket key; the time (microseconds) the queue is empty again and the emission
+--          interval it was computed with, encoded as in token_bucket.lua
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
 -- ARGV[3]  capacity C (queue places)

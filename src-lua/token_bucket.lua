@@ -1,9 +1,11 @@
 -- token_bucket.lua: token bucket, kept as one timestamp (GCRA); leaky_bucket.lua runs the
 -- same functions with ARGV[6] = 1.
 --
--- KEYS[1]  bucket key; a string '<tat>:<T>': the time (microseconds) at which the bucket
---          is full again (leaky bucket: the time its queue is empty again) and the emission
---          interval it was computed with (a bare '<tat>' is read with the current T)
+-- KEYS[1]  bucket key; 12 bytes: the time (microseconds) at which the bucket is full
+--          again (leaky bucket: the time its queue is empty again), a signed big-endian
+--          7-byte integer, then the emission interval it was computed with, an unsigned
+--          big-endian 5-byte integer (7 bytes, so 14 in all, for intervals of 2^40 µs, about
+--          12.7 days, and more). A value of another size is read as no bucket.
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
 -- ARGV[3]  capacity C
@@ -24,16 +26,25 @@
 
 rl_algorithms.tb = function()
   -- The time the bucket is full again as stored, and the interval it was written with.
-  local function read(key, interval)
+  local function read(key)
     local value = redis.call('GET', key)
     if not value then
-      return nil, interval
+      return nil, nil
     end
-    local sep = string.find(value, ':', 1, true)
-    if not sep then
-      return tonumber(value), interval
+    local size = #value
+    if size == 12 then
+      return struct.unpack('>i7I5', value)
+    elseif size == 14 then
+      return struct.unpack('>i7I7', value)
     end
-    return tonumber(string.sub(value, 1, sep - 1)), tonumber(string.sub(value, sep + 1))
+    return nil, nil
+  end
+
+  local function encode(tat, interval)
+    if interval < 1099511627776 then
+      return struct.pack('>i7I5', tat, interval)
+    end
+    return struct.pack('>i7I7', tat, interval)
   end
 
   -- Time until a debt of `debt` microseconds shrinks by one whole interval.
@@ -49,16 +60,16 @@ rl_algorithms.tb = function()
     local key = KEYS[k]
     local burst = capacity * interval
     local start = now
-    local tat, written = read(key, interval)
+    local tat, written = read(key)
     if tat ~= nil and tat > now then
-      if written ~= nil and written ~= interval then
+      if written ~= interval then
         tat = now + math.ceil((tat - now) * interval / written)
       end
       start = tat
     end
     local new_tat = start + cost * interval
     local commit = function()
-      redis.call('SET', key, rl_int(new_tat) .. ':' .. rl_int(interval), 'PX', rl_ttl(new_tat - now))
+      redis.call('SET', key, encode(new_tat, interval), 'PX', rl_ttl(new_tat - now))
     end
     if new_tat - now <= burst then
       local debt = new_tat - now
@@ -92,9 +103,9 @@ rl_algorithms.tb = function()
   local function refund(k, timestamp, capacity, interval, cost)
     local key = KEYS[k]
     -- the debt is priced at the interval it was recorded with
-    local tat, written = read(key, interval)
-    if tat ~= nil and written ~= nil then
-      redis.call('SET', key, rl_int(tat - cost * written) .. ':' .. rl_int(written), 'KEEPTTL')
+    local tat, written = read(key)
+    if tat ~= nil then
+      redis.call('SET', key, encode(tat - cost * written, written), 'KEEPTTL')
     end
   end
 

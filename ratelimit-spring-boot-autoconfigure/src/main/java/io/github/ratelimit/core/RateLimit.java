@@ -1,6 +1,11 @@
 package io.github.ratelimit.core;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Objects;
 
 import io.github.ratelimit.Algorithm;
@@ -128,6 +133,24 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 */
 	public boolean isCandidate() {
 		return this.shadow && this.name.endsWith(CANDIDATE_SUFFIX);
+	}
+
+	/**
+	 * A short id of the limit's name, the same in every instance of the application: the
+	 * first 48 bits of the SHA-256 of the name, as eight characters of URL-safe Base64.
+	 * Remote stores name buckets by it rather than by the name, which may be a long route
+	 * template, and the actuator endpoint lists it beside the name. The plans of a policy
+	 * share its name, and so its id and its buckets.
+	 * @return the id, eight characters out of {@code A-Z a-z 0-9 - _}
+	 */
+	public String id() {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(this.name.getBytes(StandardCharsets.UTF_8));
+			return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 6));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
+		}
 	}
 
 	/**

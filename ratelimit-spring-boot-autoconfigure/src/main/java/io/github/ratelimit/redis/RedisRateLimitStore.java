@@ -44,12 +44,13 @@ import io.github.ratelimit.core.RateLimitStore;
  * to EVAL when the server lost its script cache). Time comes from Redis {@code TIME}, so
  * application clocks may disagree, unless a clock is given (tests).
  * <p>
- * Keys are {@code <prefix>{<identity>}:<limit name>}: the identity is the hash tag, so in
- * a Redis Cluster the buckets of different identities spread over the slots while every
- * limit of one identity shares one slot and one call. Route templates contain braces too,
- * but Redis only reads the first pair, which is always the identity's. When the limits of
- * a request fall into several slots, the slots are decided one after another with one
- * timestamp, and those already consumed are refunded if a later one rejects.
+ * Keys are {@code <prefix>{<identity>}:<limit id>}, the limit's {@link RateLimit#id() id}
+ * being eight characters derived from its name (which may be a long route template): the
+ * identity is the hash tag, so in a Redis Cluster the buckets of different identities
+ * spread over the slots while every limit of one identity shares one slot and one call.
+ * When the limits of a request fall into several slots, the slots are decided one after
+ * another with one timestamp, and those already consumed are refunded if a later one
+ * rejects.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
@@ -391,7 +392,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		final byte[] parameter;
 
-		/** {@code "}:<name>"}, which ends the key after the identity. */
+		/** {@code "}:<limit id>"}, which ends the key after the identity. */
 		final byte[] keyEnd;
 
 		final byte[][] keySuffixes;
@@ -401,14 +402,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			this.code = (spec.redisCode() + (limit.shadow() ? "!" : "")).getBytes(StandardCharsets.UTF_8);
 			this.capacity = ascii(limit.capacity());
 			this.parameter = ascii(spec.redisParameter(limit));
-			this.keyEnd = ("}:" + limit.name()).getBytes(StandardCharsets.UTF_8);
+			this.keyEnd = ("}:" + limit.id()).getBytes(StandardCharsets.US_ASCII);
 			this.keySuffixes = spec.redisKeySuffixes()
 				.stream()
 				.map((suffix) -> suffix.getBytes(StandardCharsets.UTF_8))
 				.toArray(byte[][]::new);
 		}
 
-		/** {@code <prefix>{<identity>}:<limit name>}. */
+		/** {@code <prefix>{<identity>}:<limit id>}. */
 		byte[] key(String prefix, String identity) {
 			byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
 			byte[] middle = escape(identity).getBytes(StandardCharsets.UTF_8);

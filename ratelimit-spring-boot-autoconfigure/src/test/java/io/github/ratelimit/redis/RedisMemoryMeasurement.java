@@ -59,7 +59,7 @@ class RedisMemoryMeasurement {
 
 	private static final long T0 = MutableClock.DEFAULT_START_MICROS;
 
-	/** A typical route limit name; the key is {@code ratelimit:{ip:10.1.134.160}:GET /api/orders/{id}}. */
+	/** A typical route limit name, named in the key by its id: {@code ratelimit:{ip:10.1.134.160}:<id>}. */
 	private static final String LIMIT_NAME = "GET /api/orders/{id}";
 
 	@SuppressWarnings("rawtypes")
@@ -134,7 +134,8 @@ class RedisMemoryMeasurement {
 				}
 				pipeline.flushCommands();
 				for (RedisFuture<List<Object>> reply : replies) {
-					assertThat(reply.toCompletableFuture().join().get(1)).as("admitted").isEqualTo(1L);
+					// remaining when admitted, -1 - remaining when rejected
+					assertThat((Long) reply.toCompletableFuture().join().get(1)).as("admitted").isNotNegative();
 				}
 			}
 		}
