@@ -25,22 +25,29 @@
 -- expiring entries a sliding log no longer counts). A shadow limit that rejects consumes
 -- nothing and rejects nothing.
 
-local now = rl_now(ARGV[1])
-local mode = ARGV[2]
-local n = tonumber(ARGV[3])
-local options = 4 + 4 * n
-if ARGV[options] and ARGV[options] ~= '' then
-  rl_min_ttl = tonumber(ARGV[options])
+local argv = ARGV
+local now = rl_now(argv[1])
+local mode = argv[2]
+local options = 4 + 4 * tonumber(argv[3])
+if argv[options] and argv[options] ~= '' then
+  rl_min_ttl = tonumber(argv[options])
 end
-local max_delay = tonumber(ARGV[options + 1] or '0')
+local max_delay = 0
+if argv[options + 1] then
+  max_delay = tonumber(argv[options + 1])
+end
+local refund = mode == 'refund'
 local reply = { now }
 local size = 1
--- the commits of the admitting limits, kept apart from a table for the usual single one
-local commit_first, commits
 local allowed = true
+-- what the admitting limits commit: the first in locals, any further one in `more`, six
+-- values each (entry, first key, capacity, parameter, cost, state)
+local entry1, k1, capacity1, param1, cost1, state1
+local more
+local m = 0
 local k = 1
 for i = 4, options - 1, 4 do
-  local code = ARGV[i]
+  local code = argv[i]
   -- '!' (byte 33) marks a shadow limit
   local shadow = string.byte(code, -1) == 33
   if shadow then
@@ -50,20 +57,21 @@ for i = 4, options - 1, 4 do
   if entry == nil then
     return redis.error_reply('unknown algorithm ' .. tostring(code))
   end
-  local capacity, param, cost = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-  if mode == 'refund' then
+  local capacity, param, cost = tonumber(argv[i + 1]), tonumber(argv[i + 2]), tonumber(argv[i + 3])
+  if refund then
     entry.refund(k, now, capacity, param, cost)
   else
-    local admits, remaining, reset, retry_after, delay, commit = entry.decide(k, now, capacity, param, cost,
+    local admits, remaining, reset, retry_after, delay, state = entry.decide(k, now, capacity, param, cost,
       max_delay)
     if admits == 1 then
       reply[size + 1], reply[size + 2], reply[size + 3] = remaining, reset, delay
-      if commit_first == nil then
-        commit_first = commit
-      elseif commits == nil then
-        commits = { commit }
+      if entry1 == nil then
+        entry1, k1, capacity1, param1, cost1, state1 = entry, k, capacity, param, cost, state
       else
-        commits[#commits + 1] = commit
+        more = more or {}
+        more[m + 1], more[m + 2], more[m + 3], more[m + 4], more[m + 5], more[m + 6] = entry, k, capacity, param,
+          cost, state
+        m = m + 6
       end
     else
       reply[size + 1], reply[size + 2], reply[size + 3] = -1 - remaining, reset, retry_after
@@ -75,11 +83,11 @@ for i = 4, options - 1, 4 do
   end
   k = k + entry.keys
 end
-if allowed and mode == 'acquire' and commit_first then
-  commit_first()
-  if commits then
-    for c = 1, #commits do
-      commits[c]()
+if allowed and mode == 'acquire' and entry1 ~= nil then
+  entry1.commit(k1, now, capacity1, param1, cost1, state1)
+  if more then
+    for c = 1, m, 6 do
+      more[c].commit(more[c + 1], now, more[c + 2], more[c + 3], more[c + 4], more[c + 5])
     end
   end
 end

@@ -30,11 +30,15 @@ rl_algorithms.fw = function()
     end
     local until_end = window + period - now
     if used + cost <= capacity then
-      return 1, capacity - used - cost, until_end, 0, 0, function()
-        redis.call('SET', key, rl_int(window) .. ' ' .. rl_int(used + cost), 'PX', rl_ttl(until_end))
-      end
+      return 1, capacity - used - cost, until_end, 0, 0, used + cost
     end
     return 0, math.max(0, capacity - used), until_end, until_end, 0, nil
+  end
+
+  -- the key expires when its window ends
+  local function commit(k, now, capacity, period, cost, used)
+    local window = now - (now % period)
+    redis.call('SET', KEYS[k], rl_int(window) .. ' ' .. rl_int(used), 'PX', rl_ttl(window + period - now))
   end
 
   local function refund(k, timestamp, capacity, period, cost)
@@ -46,7 +50,7 @@ rl_algorithms.fw = function()
     end
   end
 
-  return { keys = 1, decide = decide, refund = refund }
+  return { keys = 1, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --

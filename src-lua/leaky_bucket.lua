@@ -26,6 +26,7 @@ rl_algorithms.lb = function()
     decide = function(k, now, capacity, interval, cost, max_delay)
       return decide(k, now, capacity, interval, cost, max_delay, 1)
     end,
+    commit = token_bucket.commit,
     refund = token_bucket.refund,
   }
 end

@@ -44,9 +44,11 @@ end
 --   keys    how many KEYS a bucket takes, from its first key k on
 --   decide  function(k, now, capacity, param, cost, max_delay) returning the decision,
 --           allowed (1|0), remaining, reset_us, retry_after_us, delay_us, and when it
---           admits a function that commits it (nil otherwise). It writes nothing itself,
---           apart from dropping state that no longer counts. max_delay is the longest wait
---           for a reserved slot (0: none); algorithms that cannot reserve ignore it.
+--           admits the state its commit writes. It writes nothing itself, apart from
+--           dropping state that no longer counts. max_delay is the longest wait for a
+--           reserved slot (0: none); algorithms that cannot reserve ignore it.
+--   commit  function(k, now, capacity, param, cost, state) recording an admitted decision
+--           with the state its decide returned
 --   refund  function(k, timestamp, capacity, param, cost) giving back an acquisition made
 --           at `timestamp`
 -- param is the emission interval in microseconds for the buckets, the period otherwise.

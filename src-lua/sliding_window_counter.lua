@@ -62,10 +62,7 @@ rl_algorithms.swc = function()
       local after = curr + cost
       local free = capacity * p - after * p - prev_weight
       local remaining = math.floor(free / p)
-      return 1, remaining, until_more(free, remaining, after, prev, p, elapsed, capacity), 0, 0, function()
-        redis.call('SET', key, rl_int(window) .. ' ' .. rl_int(after) .. ' ' .. rl_int(prev),
-          'PX', rl_ttl(window + 2 * period - now))
-      end
+      return 1, remaining, until_more(free, remaining, after, prev, p, elapsed, capacity), 0, 0, { after, prev }
     end
     local free = capacity * p - curr * p - prev_weight
     local remaining = math.max(0, math.floor(free / p))
@@ -84,6 +81,13 @@ rl_algorithms.swc = function()
     return 0, remaining, until_more(free, remaining, curr, prev, p, elapsed, capacity), wait, 0, nil
   end
 
+  -- counts: this window's and the previous one's; the key expires when the next window ends
+  local function commit(k, now, capacity, period, cost, counts)
+    local window = now - (now % period)
+    redis.call('SET', KEYS[k], rl_int(window) .. ' ' .. rl_int(counts[1]) .. ' ' .. rl_int(counts[2]),
+      'PX', rl_ttl(window + 2 * period - now))
+  end
+
   local function refund(k, timestamp, capacity, period, cost)
     local key = KEYS[k]
     local window = timestamp - (timestamp % period)
@@ -95,7 +99,7 @@ rl_algorithms.swc = function()
     end
   end
 
-  return { keys = 1, decide = decide, refund = refund }
+  return { keys = 1, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --

@@ -73,22 +73,26 @@ rl_algorithms.swl = function()
       if #first > 0 then
         oldest = tonumber(first[2])
       end
-      return 1, capacity - used - cost, oldest + period - now, 0, 0, function()
-        -- after a refund at this same instant, "<n>" may already be taken: ZADD would
-        -- then overwrite that entry instead of logging this one
-        local prefix = rl_int(now) .. ':' .. rl_int(cost) .. ':'
-        local n = used + cost
-        while redis.call('ZSCORE', key, prefix .. rl_int(n)) do
-          n = n + 1
-        end
-        redis.call('ZADD', key, rl_int(now), prefix .. rl_int(n))
-        redis.call('SET', sum_key, rl_int(used + cost), 'PX', rl_ttl(period))
-        redis.call('PEXPIRE', key, rl_ttl(period))
-      end
+      return 1, capacity - used - cost, oldest + period - now, 0, 0, used
     end
     local remaining = math.max(0, capacity - used)
     return 0, remaining, until_free(key, used, remaining + 1, capacity, period, now),
       until_free(key, used, cost, capacity, period, now), 0, nil
+  end
+
+  -- both keys expire one period after the last admitted request
+  local function commit(k, now, capacity, period, cost, used)
+    local key, sum_key = KEYS[k], KEYS[k + 1]
+    -- after a refund at this same instant, "<n>" may already be taken: ZADD would then
+    -- overwrite that entry instead of logging this one
+    local prefix = rl_int(now) .. ':' .. rl_int(cost) .. ':'
+    local n = used + cost
+    while redis.call('ZSCORE', key, prefix .. rl_int(n)) do
+      n = n + 1
+    end
+    redis.call('ZADD', key, rl_int(now), prefix .. rl_int(n))
+    redis.call('SET', sum_key, rl_int(used + cost), 'PX', rl_ttl(period))
+    redis.call('PEXPIRE', key, rl_ttl(period))
   end
 
   local function refund(k, timestamp, capacity, period, cost)
@@ -107,7 +111,7 @@ rl_algorithms.swl = function()
     end
   end
 
-  return { keys = 2, decide = decide, refund = refund }
+  return { keys = 2, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --

@@ -14,10 +14,10 @@ local function rl_standalone(code, max_delay_at)
     entry.refund(1, now, capacity, param, cost)
     return { now }
   end
-  local allowed, remaining, reset, retry_after, delay, commit = entry.decide(1, now, capacity, param, cost,
+  local allowed, remaining, reset, retry_after, delay, state = entry.decide(1, now, capacity, param, cost,
     tonumber(ARGV[max_delay_at] or '0'))
-  if commit then
-    commit()
+  if allowed == 1 then
+    entry.commit(1, now, capacity, param, cost, state)
   end
   return { now, allowed, remaining, reset, retry_after, delay }
 end

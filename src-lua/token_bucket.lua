@@ -25,61 +25,37 @@
 -- debt in tokens: tat = now + ceil((tat - now) * T / T_old), as the in-memory store does.
 
 rl_algorithms.tb = function()
-  -- The time the bucket is full again as stored, and the interval it was written with.
-  local function read(key)
-    local value = redis.call('GET', key)
-    if not value then
-      return nil, nil
-    end
-    local size = #value
-    if size == 12 then
-      return struct.unpack('>i7I5', value)
-    elseif size == 14 then
-      return struct.unpack('>i7I7', value)
-    end
-    return nil, nil
-  end
-
-  local function encode(tat, interval)
-    if interval < 1099511627776 then
-      return struct.pack('>i7I5', tat, interval)
-    end
-    return struct.pack('>i7I7', tat, interval)
-  end
-
-  -- Time until a debt of `debt` microseconds shrinks by one whole interval.
-  local function until_next_unit(debt, interval)
-    if debt <= 0 then
-      return 0
-    end
-    return ((debt - 1) % interval) + 1
-  end
-
   -- leaky: 1 for a leaky bucket, whose admitted requests wait for their drain slot
   local function decide(k, now, capacity, interval, cost, max_delay, leaky)
-    local key = KEYS[k]
     local burst = capacity * interval
     local start = now
-    local tat, written = read(key)
-    if tat ~= nil and tat > now then
-      if written ~= interval then
-        tat = now + math.ceil((tat - now) * interval / written)
+    local value = redis.call('GET', KEYS[k])
+    if value then
+      -- the time the bucket is full again and the interval it was computed with
+      local tat, written
+      if #value == 12 then
+        tat, written = struct.unpack('>i7I5', value)
+      elseif #value == 14 then
+        tat, written = struct.unpack('>i7I7', value)
       end
-      start = tat
+      if tat ~= nil and tat > now then
+        if written ~= interval then
+          tat = now + math.ceil((tat - now) * interval / written)
+        end
+        start = tat
+      end
     end
     local new_tat = start + cost * interval
-    local commit = function()
-      redis.call('SET', key, encode(new_tat, interval), 'PX', rl_ttl(new_tat - now))
-    end
-    if new_tat - now <= burst then
-      local debt = new_tat - now
+    local debt = new_tat - now
+    if debt <= burst then
       local delay = 0
       if leaky == 1 then
         delay = start - now
       end
-      return 1, math.floor((burst - debt) / interval), until_next_unit(debt, interval), 0, delay, commit
+      -- reset: until the debt shrinks by one whole interval
+      return 1, math.floor((burst - debt) / interval), ((debt - 1) % interval) + 1, 0, delay, new_tat
     end
-    local wait = new_tat - burst - now
+    local wait = debt - burst
     if max_delay ~= nil and max_delay > 0 then
       local delay = wait
       if leaky == 1 then
@@ -87,29 +63,46 @@ rl_algorithms.tb = function()
       end
       if delay <= max_delay then
         -- nothing is left until the bucket has drained past this reservation
-        return 1, 0, wait + interval, 0, delay, commit
+        return 1, 0, wait + interval, 0, delay, new_tat
       end
     end
-    local debt = start - now
-    local reset
+    debt = start - now
+    local reset = 0
     if debt > burst then
       reset = debt - burst + interval
-    else
-      reset = until_next_unit(debt, interval)
+    elseif debt > 0 then
+      reset = ((debt - 1) % interval) + 1
     end
     return 0, math.max(0, math.floor((burst - debt) / interval)), reset, wait, 0, nil
   end
 
+  local function write(key, tat, interval, ...)
+    if interval < 1099511627776 then
+      return redis.call('SET', key, struct.pack('>i7I5', tat, interval), ...)
+    end
+    return redis.call('SET', key, struct.pack('>i7I7', tat, interval), ...)
+  end
+
+  -- the key expires when the bucket is full again
+  local function commit(k, now, capacity, interval, cost, new_tat)
+    write(KEYS[k], new_tat, interval, 'PX', rl_ttl(new_tat - now))
+  end
+
   local function refund(k, timestamp, capacity, interval, cost)
-    local key = KEYS[k]
-    -- the debt is priced at the interval it was recorded with
-    local tat, written = read(key)
+    local value = redis.call('GET', KEYS[k])
+    local tat, written
+    if value and #value == 12 then
+      tat, written = struct.unpack('>i7I5', value)
+    elseif value and #value == 14 then
+      tat, written = struct.unpack('>i7I7', value)
+    end
     if tat ~= nil then
-      redis.call('SET', key, encode(tat - cost * written, written), 'KEEPTTL')
+      -- the debt is priced at the interval it was recorded with
+      write(KEYS[k], tat - cost * written, written, 'KEEPTTL')
     end
   end
 
-  return { keys = 1, decide = decide, refund = refund }
+  return { keys = 1, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --

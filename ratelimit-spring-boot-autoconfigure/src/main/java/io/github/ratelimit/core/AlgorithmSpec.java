@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -24,7 +25,10 @@ public final class AlgorithmSpec {
 
 	private static final Map<Algorithm, AlgorithmSpec> SPECS = specs(
 			spec(Algorithm.TOKEN_BUCKET, TokenBucket::new).redis("token_bucket.lua", "tb").bucket().reserves(),
-			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb").bucket().reserves(),
+			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb")
+				.redisRequires("token_bucket.lua")
+				.bucket()
+				.reserves(),
 			spec(Algorithm.FIXED_WINDOW, FixedWindow::new).redis("fixed_window.lua", "fw").windowsAligned(),
 			spec(Algorithm.SLIDING_WINDOW_LOG, SlidingWindowLog::new).redis("sliding_window_log.lua", "swl")
 				.redisKeySuffixes("", ":sum"),
@@ -38,6 +42,8 @@ public final class AlgorithmSpec {
 	private final Supplier<BucketState> states;
 
 	private final String redisScript;
+
+	private final List<String> redisScripts;
 
 	private final String redisCode;
 
@@ -55,6 +61,8 @@ public final class AlgorithmSpec {
 		this.algorithm = builder.algorithm;
 		this.states = builder.states;
 		this.redisScript = Objects.requireNonNull(builder.redisScript, "redisScript must not be null");
+		this.redisScripts = new ArrayList<>(builder.redisRequires);
+		this.redisScripts.add(this.redisScript);
 		this.redisCode = Objects.requireNonNull(builder.redisCode, "redisCode must not be null");
 		this.redisKeySuffixes = builder.redisKeySuffixes;
 		this.bucket = builder.bucket;
@@ -98,13 +106,22 @@ public final class AlgorithmSpec {
 
 	/**
 	 * The Lua script, in {@code src-lua/}, that decides this algorithm in Redis and
-	 * registers it in the dispatch table under {@link #redisCode()}. Scripts are composed
-	 * in the order of {@link #all()}, so a script may use the functions of one before it
-	 * (the leaky bucket runs the token bucket's).
+	 * registers it in the dispatch table under {@link #redisCode()}. A script may use the
+	 * functions of the scripts it {@link #redisScripts() requires} (the leaky bucket runs
+	 * the token bucket's), which are composed before it.
 	 * @return the file name, such as {@code token_bucket.lua}
 	 */
 	public String redisScript() {
 		return this.redisScript;
+	}
+
+	/**
+	 * Every script the algorithm needs, in the order they are composed: the scripts whose
+	 * functions it runs, then its own.
+	 * @return the file names, ending with {@link #redisScript()}
+	 */
+	public List<String> redisScripts() {
+		return Collections.unmodifiableList(this.redisScripts);
 	}
 
 	/**
@@ -225,6 +242,8 @@ public final class AlgorithmSpec {
 
 		private String redisCode;
 
+		private List<String> redisRequires = List.of();
+
 		private List<String> redisKeySuffixes = List.of("");
 
 		private boolean bucket;
@@ -243,6 +262,11 @@ public final class AlgorithmSpec {
 		Builder redis(String script, String code) {
 			this.redisScript = script;
 			this.redisCode = code;
+			return this;
+		}
+
+		Builder redisRequires(String... scripts) {
+			this.redisRequires = List.of(scripts);
 			return this;
 		}
 

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -30,6 +31,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.BucketSnapshot;
@@ -83,8 +85,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** Default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
+	/**
+	 * By set of algorithms (a bit per {@link Algorithm#ordinal()}), the script deciding
+	 * them, composed on first use: Redis defines whatever a script holds on every call.
+	 */
+	private static final AtomicReferenceArray<Script> SCRIPTS = new AtomicReferenceArray<>(
+			1 << Algorithm.values().length);
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> INSPECT = RedisScripts.inspect();
@@ -135,7 +141,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		this.template = new StringRedisTemplate(connectionFactory);
 		this.executor = (connectionFactory instanceof LettuceConnectionFactory lettuce && timeout != null)
-				? new LettuceScriptExecutor(lettuce, SCRIPT, timeout) : new TemplateScriptExecutor(this.template, SCRIPT);
+				? new LettuceScriptExecutor(lettuce, timeout) : new TemplateScriptExecutor(this.template);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 		this.cluster = isCluster(connectionFactory);
@@ -249,12 +255,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Connects and loads the script ahead of the first request, so that the first request
-	 * does not pay for the connection and the script upload within its timeout.
+	 * Connects and loads the scripts ahead of the first request, so that the first request
+	 * does not pay for the connection and the script upload within its timeout: the
+	 * scripts of requests whose limits share one algorithm (other combinations are loaded
+	 * when first used).
 	 */
 	public void preload() {
 		this.template.execute((RedisCallback<Object>) (connection) -> {
-			connection.scriptingCommands().scriptLoad(SCRIPT.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+			for (Algorithm algorithm : Algorithm.values()) {
+				connection.scriptingCommands().scriptLoad(script(1 << algorithm.ordinal()).bytes());
+			}
 			return null;
 		});
 	}
@@ -280,8 +290,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private long run(Call call, int[] group, long now, byte[] mode, long maxDelayMicros,
 			RateLimitDecision[] decisions) {
 		int keyCount = 0;
+		int algorithms = 0;
 		for (int i : group) {
 			keyCount += call.limits[i].keySuffixes.length;
+			algorithms |= call.limits[i].algorithm;
 		}
 		boolean options = this.clock != null || maxDelayMicros > 0;
 		byte[][] keys = new byte[keyCount][];
@@ -307,7 +319,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
 			args[a] = ascii(maxDelayMicros);
 		}
-		List<?> reply = this.executor.execute(keys, args);
+		List<?> reply = this.executor.execute(script(algorithms), keys, args);
 		if (reply == null || reply.isEmpty()) {
 			throw new IllegalStateException("Rate limit script returned no reply");
 		}
@@ -345,6 +357,32 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			groups.add(slot.stream().mapToInt(Integer::intValue).toArray());
 		}
 		return groups;
+	}
+
+	/** The script deciding a set of algorithms, a bit per algorithm. */
+	private static Script script(int algorithms) {
+		Script script = SCRIPTS.get(algorithms);
+		if (script == null) {
+			List<AlgorithmSpec> specs = new ArrayList<>();
+			for (Algorithm algorithm : Algorithm.values()) {
+				if ((algorithms & (1 << algorithm.ordinal())) != 0) {
+					specs.add(AlgorithmSpec.of(algorithm));
+				}
+			}
+			script = new Script(RedisScripts.acquire(specs));
+			SCRIPTS.compareAndSet(algorithms, null, script);
+		}
+		return script;
+	}
+
+	/** A composed script, by its SHA-1 and its text. */
+	private record Script(String sha, byte[] bytes) {
+
+		@SuppressWarnings("rawtypes")
+		Script(RedisScript<List> script) {
+			this(script.getSha1(), script.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+		}
+
 	}
 
 	/** The encoded limit, computed once per limit. */
@@ -397,8 +435,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		final byte[][] keySuffixes;
 
+		/** The limit's algorithm as a bit of a set. */
+		final int algorithm;
+
 		EncodedLimit(RateLimit limit) {
 			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+			this.algorithm = 1 << limit.algorithm().ordinal();
 			this.code = (spec.redisCode() + (limit.shadow() ? "!" : "")).getBytes(StandardCharsets.UTF_8);
 			this.capacity = ascii(limit.capacity());
 			this.parameter = ascii(spec.redisParameter(limit));
@@ -426,7 +468,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** Runs the composed script. */
 	private interface ScriptExecutor {
 
-		List<?> execute(byte[][] keys, byte[][] args);
+		List<?> execute(Script script, byte[][] keys, byte[][] args);
 
 	}
 
@@ -435,31 +477,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private final StringRedisTemplate redis;
 
-		private final String sha;
-
-		private final byte[] script;
-
-		@SuppressWarnings("rawtypes")
-		TemplateScriptExecutor(StringRedisTemplate redis, RedisScript<List> script) {
+		TemplateScriptExecutor(StringRedisTemplate redis) {
 			this.redis = redis;
-			this.sha = script.getSha1();
-			this.script = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
 		}
 
 		@Override
-		public List<?> execute(byte[][] keys, byte[][] args) {
+		public List<?> execute(Script script, byte[][] keys, byte[][] args) {
 			byte[][] keysAndArgs = new byte[keys.length + args.length][];
 			System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
 			System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
 			return this.redis.execute((RedisCallback<List<?>>) (connection) -> {
 				try {
-					return connection.scriptingCommands().evalSha(this.sha, ReturnType.MULTI, keys.length, keysAndArgs);
+					return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, keys.length, keysAndArgs);
 				}
 				catch (RuntimeException ex) {
 					if (!isNoScript(ex)) {
 						throw ex;
 					}
-					return connection.scriptingCommands().eval(this.script, ReturnType.MULTI, keys.length, keysAndArgs);
+					return connection.scriptingCommands().eval(script.bytes(), ReturnType.MULTI, keys.length, keysAndArgs);
 				}
 			});
 		}
@@ -489,10 +524,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private final LettuceConnectionFactory connectionFactory;
 
-		private final String sha;
-
-		private final byte[] script;
-
 		private final long timeoutNanos;
 
 		private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> lookup = new AtomicReference<>();
@@ -500,16 +531,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		/** The shared connection's commands, or {@code null} until looked up (again). */
 		private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
-		@SuppressWarnings("rawtypes")
-		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, RedisScript<List> script, Duration timeout) {
+		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, Duration timeout) {
 			this.connectionFactory = connectionFactory;
-			this.sha = script.getSha1();
-			this.script = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
 			this.timeoutNanos = timeout.toNanos();
 		}
 
 		@Override
-		public List<?> execute(byte[][] keys, byte[][] args) {
+		public List<?> execute(Script script, byte[][] keys, byte[][] args) {
 			long deadline = System.nanoTime() + this.timeoutNanos;
 			RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
 			if (commands == null) {
@@ -517,7 +545,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 			if (commands != null) {
 				try {
-					return execute(commands, keys, args, deadline);
+					return execute(commands, script, keys, args, deadline);
 				}
 				catch (RuntimeException ex) {
 					// look the connection up again, through the factory, which may have replaced it
@@ -527,17 +555,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 			// a factory that does not share its connection lends one per call
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				return execute(nativeCommands(connection), keys, args, deadline);
+				return execute(nativeCommands(connection), script, keys, args, deadline);
 			}
 		}
 
-		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[][] keys, byte[][] args,
-				long deadline) {
+		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
+				byte[][] args, long deadline) {
 			try {
-				return await(commands.evalsha(this.sha, ScriptOutputType.MULTI, keys, args), deadline);
+				return await(commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args), deadline);
 			}
 			catch (RedisNoScriptException ex) {
-				return await(commands.eval(this.script, ScriptOutputType.MULTI, keys, args), deadline);
+				return await(commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, args), deadline);
 			}
 		}
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.AlgorithmSpec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +26,7 @@ class RedisScriptsTests {
 	@Test
 	void dispatchTableHoldsEveryAlgorithmOfTheRegistryWithItsKeys() {
 		@SuppressWarnings("rawtypes")
-		RedisScript<List> registered = RedisScript.of(RedisScripts.library() + """
+		RedisScript<List> registered = RedisScript.of(RedisScripts.library(AlgorithmSpec.all()) + """
 
 				local codes = {}
 				for code in pairs(rl_algorithms) do
@@ -48,6 +49,25 @@ class RedisScriptsTests {
 			assertThat(RedisScripts.acquire().getScriptAsString()).contains(header);
 			assertThat(RedisScripts.inspect().getScriptAsString()).contains(header);
 		}
+	}
+
+	@Test
+	void composesOnlyTheAlgorithmsACallUsesAndWhatTheyNeed() {
+		AlgorithmSpec leaky = AlgorithmSpec.of(Algorithm.LEAKY_BUCKET);
+		String script = RedisScripts.acquire(List.of(leaky)).getScriptAsString();
+		// the leaky bucket runs the token bucket's functions
+		assertThat(script).contains("-- token_bucket.lua:", "-- leaky_bucket.lua:", "-- acquire.lua:")
+			.doesNotContain("-- fixed_window.lua:", "-- sliding_window_log.lua:", "-- sliding_window_counter.lua:");
+		assertThat(RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.FIXED_WINDOW))).getScriptAsString())
+			.contains("-- fixed_window.lua:")
+			.doesNotContain("-- token_bucket.lua:");
+		@SuppressWarnings("unchecked")
+		List<Object> reply = redisConnection.template()
+			.execute(RedisScripts.acquire(List.of(leaky)), List.of("scripts:{alice}:lb"), "", "acquire", "1", "lb",
+					"5", "1000000", "1");
+		// remaining 4, the next place free in one interval, no delay
+		assertThat(reply.subList(1, 4)).containsExactly(4L, 1_000_000L, 0L);
+		assertThat(RedisScripts.acquire(AlgorithmSpec.all()).getSha1()).isEqualTo(RedisScripts.acquire().getSha1());
 	}
 
 	@Test
