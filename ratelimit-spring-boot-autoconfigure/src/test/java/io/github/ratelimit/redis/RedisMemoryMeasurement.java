@@ -46,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * each acquire from one limit through the store's own script and key layout (pipelined
  * {@code EVALSHA}, at explicit times), then {@code used_memory} again and
  * {@code MEMORY USAGE} of a sample of identities' keys. {@code -Dratelimit.measure.identities}
- * changes N (default 100,000; the logs of 100 and 200 entries use N / 100).
+ * changes N (default 100,000; the logs of 100 and 200 entries use N / 100), and
+ * {@code -Dratelimit.measure.key-prefix} the key prefix (default {@code ratelimit:}).
  */
 @EnabledIfSystemProperty(named = "ratelimit.measure", matches = "true")
 class RedisMemoryMeasurement {
@@ -67,7 +68,7 @@ class RedisMemoryMeasurement {
 
 	/** Only names keys: its connection factory is never started. */
 	private static final RedisRateLimitStore KEYS = new RedisRateLimitStore(new LettuceConnectionFactory(),
-			RedisRateLimitStore.DEFAULT_KEY_PREFIX);
+			System.getProperty("ratelimit.measure.key-prefix", RedisRateLimitStore.DEFAULT_KEY_PREFIX));
 
 	@Test
 	void measuresMemoryPerIdentity() throws IOException {
