@@ -1,8 +1,9 @@
 -- acquire.lua: decides every limit of one request together, all-or-nothing, in one call.
--- Composed after lib.lua and the algorithm scripts (without their standalone entries).
+-- Composed after lib.lua and the algorithm scripts (without their standalone entries),
+-- which register in the dispatch table rl_algorithms.
 --
--- KEYS     the keys of every limit, in order: one per limit, two for a sliding window log
---          (its log and its sum); all in one cluster slot
+-- KEYS     the keys of every limit, in order: as many per limit as its algorithm takes
+--          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire', 'check' (decide without consuming) or 'refund' (ARGV[1] is then the
 --          timestamp of the acquisition being given back)
@@ -14,85 +15,80 @@
 --          default
 -- ARGV[5+4n] optional: longest wait in microseconds for a reserved slot (callers waiting
 --          for a permit): tb and lb limits that would reject admit instead when their slot
---          is at most that far away, and reply the wait as delay_us (see token_bucket.lua)
--- Reply    {now, then per limit: allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
+--          is at most that far away, and reply the wait as their delay (see token_bucket.lua)
+-- Reply    {now, then per limit three integers}: an admitting limit replies remaining,
+--          reset_us, delay_us; a rejecting one -1 - remaining, reset_us, retry_after_us.
+--          A refund replies {now}.
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
 -- every admitting limit commits (a reservation included), or nothing changes (apart from
 -- expiring entries a sliding log no longer counts). A shadow limit that rejects consumes
 -- nothing and rejects nothing.
 
-local now = rl_now(ARGV[1])
-local mode = ARGV[2]
-local n = tonumber(ARGV[3])
-if ARGV[4 + 4 * n] and ARGV[4 + 4 * n] ~= '' then
-  rl_min_ttl = tonumber(ARGV[4 + 4 * n])
+local argv = ARGV
+local now = rl_now(argv[1])
+local mode = argv[2]
+local options = 4 + 4 * tonumber(argv[3])
+if argv[options] and argv[options] ~= '' then
+  rl_min_ttl = tonumber(argv[options])
 end
-local max_delay = tonumber(ARGV[5 + 4 * n] or '0')
+local max_delay = 0
+if argv[options + 1] then
+  max_delay = tonumber(argv[options + 1])
+end
+local refund = mode == 'refund'
 local reply = { now }
-local commits = {}
+local size = 1
 local allowed = true
+-- what the admitting limits commit: the first in locals, any further one in `more`, six
+-- values each (entry, first key, capacity, parameter, cost, state)
+local entry1, k1, capacity1, param1, cost1, state1
+local more
+local m = 0
 local k = 1
-for i = 0, n - 1 do
-  local algorithm = ARGV[4 + i * 4]
-  local shadow = string.sub(algorithm, -1) == '!'
+for i = 4, options - 1, 4 do
+  local code = argv[i]
+  -- '!' (byte 33) marks a shadow limit
+  local shadow = string.byte(code, -1) == 33
   if shadow then
-    algorithm = string.sub(algorithm, 1, -2)
+    code = string.sub(code, 1, -2)
   end
-  local capacity = tonumber(ARGV[5 + i * 4])
-  local param = tonumber(ARGV[6 + i * 4])
-  local cost = tonumber(ARGV[7 + i * 4])
-  local decision, commit
-  if algorithm == 'tb' or algorithm == 'lb' then
-    local leaky = 0
-    if algorithm == 'lb' then
-      leaky = 1
-    end
-    if mode == 'refund' then
-      gcra.refund(KEYS[k], now, capacity, param, cost)
-    else
-      decision, commit = gcra.decide(KEYS[k], now, capacity, param, cost, leaky, max_delay)
-    end
-    k = k + 1
-  elseif algorithm == 'fw' then
-    if mode == 'refund' then
-      fixed_window.refund(KEYS[k], now, capacity, param, cost)
-    else
-      decision, commit = fixed_window.decide(KEYS[k], now, capacity, param, cost)
-    end
-    k = k + 1
-  elseif algorithm == 'swl' then
-    if mode == 'refund' then
-      sliding_window_log.refund(KEYS[k], KEYS[k + 1], now, capacity, param, cost)
-    else
-      decision, commit = sliding_window_log.decide(KEYS[k], KEYS[k + 1], now, capacity, param, cost)
-    end
-    k = k + 2
-  elseif algorithm == 'swc' then
-    if mode == 'refund' then
-      sliding_window_counter.refund(KEYS[k], now, capacity, param, cost)
-    else
-      decision, commit = sliding_window_counter.decide(KEYS[k], now, capacity, param, cost)
-    end
-    k = k + 1
+  local entry = rl_algorithm(code)
+  if entry == nil then
+    return redis.error_reply('unknown algorithm ' .. tostring(code))
+  end
+  local capacity, param, cost = tonumber(argv[i + 1]), tonumber(argv[i + 2]), tonumber(argv[i + 3])
+  if refund then
+    entry.refund(k, now, capacity, param, cost)
   else
-    return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
+    local admits, remaining, reset, retry_after, delay, state = entry.decide(k, now, capacity, param, cost,
+      max_delay)
+    if admits == 1 then
+      reply[size + 1], reply[size + 2], reply[size + 3] = remaining, reset, delay
+      if entry1 == nil then
+        entry1, k1, capacity1, param1, cost1, state1 = entry, k, capacity, param, cost, state
+      else
+        more = more or {}
+        more[m + 1], more[m + 2], more[m + 3], more[m + 4], more[m + 5], more[m + 6] = entry, k, capacity, param,
+          cost, state
+        m = m + 6
+      end
+    else
+      reply[size + 1], reply[size + 2], reply[size + 3] = -1 - remaining, reset, retry_after
+      if not shadow then
+        allowed = false
+      end
+    end
+    size = size + 3
   end
-  if decision then
-    if decision[1] == 0 and not shadow then
-      allowed = false
-    end
-    if commit then
-      commits[#commits + 1] = commit
-    end
-    for j = 1, 5 do
-      reply[#reply + 1] = decision[j]
-    end
-  end
+  k = k + entry.keys
 end
-if allowed and mode == 'acquire' then
-  for _, commit in ipairs(commits) do
-    commit()
+if allowed and mode == 'acquire' and entry1 ~= nil then
+  entry1.commit(k1, now, capacity1, param1, cost1, state1)
+  if more then
+    for c = 1, m, 6 do
+      more[c].commit(more[c + 1], now, more[c + 2], more[c + 3], more[c + 4], more[c + 5])
+    end
   end
 end
 return reply

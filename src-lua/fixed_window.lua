@@ -10,50 +10,48 @@
 --
 -- The key expires when its window ends.
 
-local fixed_window = {}
-
-local function fw_read(key)
-  local value = redis.call('GET', key)
-  if not value then
-    return nil, 0
+rl_algorithms.fw = function()
+  local function read(key)
+    local value = redis.call('GET', key)
+    if not value then
+      return nil, 0
+    end
+    local window, used = string.match(value, '^(%-?%d+) (%d+)$')
+    return tonumber(window), tonumber(used)
   end
-  local window, used = string.match(value, '^(%-?%d+) (%d+)$')
-  return tonumber(window), tonumber(used)
-end
 
-function fixed_window.decide(key, now, capacity, period, cost)
-  local window = now - (now % period)
-  local stored, count = fw_read(key)
-  local used = 0
-  if stored == window then
-    used = count
+  local function decide(k, now, capacity, period, cost)
+    local key = KEYS[k]
+    local window = now - (now % period)
+    local stored, count = read(key)
+    local used = 0
+    if stored == window then
+      used = count
+    end
+    local until_end = window + period - now
+    if used + cost <= capacity then
+      return 1, capacity - used - cost, until_end, 0, 0, used + cost
+    end
+    return 0, math.max(0, capacity - used), until_end, until_end, 0, nil
   end
-  local until_end = window + period - now
-  if used + cost <= capacity then
-    return { 1, capacity - used - cost, until_end, 0, 0 }, function()
-      redis.call('SET', key, rl_int(window) .. ' ' .. rl_int(used + cost), 'PX', rl_ttl(until_end))
+
+  -- the key expires when its window ends
+  local function commit(k, now, capacity, period, cost, used)
+    local window = now - (now % period)
+    redis.call('SET', KEYS[k], rl_int(window) .. ' ' .. rl_int(used), 'PX', rl_ttl(window + period - now))
+  end
+
+  local function refund(k, timestamp, capacity, period, cost)
+    local key = KEYS[k]
+    local window = timestamp - (timestamp % period)
+    local stored, count = read(key)
+    if stored == window then
+      redis.call('SET', key, rl_int(window) .. ' ' .. rl_int(math.max(0, count - cost)), 'KEEPTTL')
     end
   end
-  return { 0, math.max(0, capacity - used), until_end, until_end, 0 }, nil
-end
 
-function fixed_window.refund(key, timestamp, capacity, period, cost)
-  local window = timestamp - (timestamp % period)
-  local stored, count = fw_read(key)
-  if stored == window then
-    redis.call('SET', key, rl_int(window) .. ' ' .. rl_int(math.max(0, count - cost)), 'KEEPTTL')
-  end
+  return { keys = 1, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --
-local now = rl_now(ARGV[1])
-local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if ARGV[2] == 'refund' then
-  fixed_window.refund(KEYS[1], now, capacity, period, cost)
-  return { now }
-end
-local decision, commit = fixed_window.decide(KEYS[1], now, capacity, period, cost)
-if commit then
-  commit()
-end
-return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
+return rl_standalone('fw', 6)

@@ -1,8 +1,9 @@
 -- inspect.lua: reads the buckets of one identity without consuming anything, for operators.
--- Composed after lib.lua and the algorithm scripts (without their standalone entries).
+-- Composed after lib.lua and the algorithm scripts (without their standalone entries),
+-- which register in the dispatch table rl_algorithms that acquire.lua dispatches on too.
 --
--- KEYS     the keys of every limit, in order: one per limit, two for a sliding window log
---          (its log and its sum); all in one cluster slot
+-- KEYS     the keys of every limit, in order: as many per limit as its algorithm takes
+--          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  number of limits n
 -- ARGV[3..] per limit, three values: algorithm (tb | lb | fw | swl | swc), capacity,
@@ -19,32 +20,20 @@ local n = tonumber(ARGV[2])
 local reply = { now }
 local k = 1
 for i = 0, n - 1 do
-  local algorithm = ARGV[3 + i * 3]
+  local code = ARGV[3 + i * 3]
   local capacity = tonumber(ARGV[4 + i * 3])
   local param = tonumber(ARGV[5 + i * 3])
+  local entry = rl_algorithm(code)
+  if entry == nil then
+    return redis.error_reply('unknown algorithm ' .. tostring(code))
+  end
   local exists = redis.call('EXISTS', KEYS[k])
-  local decision
-  if algorithm == 'tb' then
-    decision = gcra.decide(KEYS[k], now, capacity, param, 1, 0)
-    k = k + 1
-  elseif algorithm == 'lb' then
-    decision = gcra.decide(KEYS[k], now, capacity, param, 1, 1)
-    k = k + 1
-  elseif algorithm == 'fw' then
-    decision = fixed_window.decide(KEYS[k], now, capacity, param, 1)
-    k = k + 1
-  elseif algorithm == 'swl' then
-    decision = sliding_window_log.decide(KEYS[k], KEYS[k + 1], now, capacity, param, 1)
-    k = k + 2
-  elseif algorithm == 'swc' then
-    decision = sliding_window_counter.decide(KEYS[k], now, capacity, param, 1)
-    k = k + 1
-  else
-    return redis.error_reply('unknown algorithm ' .. tostring(algorithm))
-  end
+  local allowed, remaining, reset, retry_after = entry.decide(k, now, capacity, param, 1, 0)
+  k = k + entry.keys
   reply[#reply + 1] = exists
-  for j = 1, 4 do
-    reply[#reply + 1] = decision[j]
-  end
+  reply[#reply + 1] = allowed
+  reply[#reply + 1] = remaining
+  reply[#reply + 1] = reset
+  reply[#reply + 1] = retry_after
 end
 return reply

@@ -4,8 +4,8 @@
 -- longer than C*T. The same one-timestamp state (GCRA) as token_bucket.lua, whose
 -- functions it runs; composed after it.
 --
--- KEYS[1]  bucket key; a string '<tat>:<T>': the time (microseconds) the queue is empty
---          again and the emission interval it was computed with, as in token_bucket.lua
+-- KEYS[1]  bucket key; the time (microseconds) the queue is empty again and the emission
+--          interval it was computed with, encoded as in token_bucket.lua
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
 -- ARGV[3]  capacity C (queue places)
@@ -18,15 +18,18 @@
 --
 -- The key expires when the queue is empty again.
 
+rl_algorithms.lb = function()
+  local token_bucket = rl_algorithm('tb')
+  local decide = token_bucket.decide
+  return {
+    keys = 1,
+    decide = function(k, now, capacity, interval, cost, max_delay)
+      return decide(k, now, capacity, interval, cost, max_delay, 1)
+    end,
+    commit = token_bucket.commit,
+    refund = token_bucket.refund,
+  }
+end
+
 -- standalone entry --
-local now = rl_now(ARGV[1])
-local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if ARGV[2] == 'refund' then
-  gcra.refund(KEYS[1], now, capacity, interval, cost)
-  return { now }
-end
-local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, 1, tonumber(ARGV[6] or '0'))
-if commit then
-  commit()
-end
-return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
+return rl_standalone('lb', 6)

@@ -1,10 +1,15 @@
--- lib.lua: helpers shared by every rate limit script; prepended when scripts are composed.
--- Not a script of its own: it names no KEYS, takes no ARGV and replies nothing.
+-- lib.lua: helpers shared by every rate limit script, and the table the drivers dispatch
+-- on; prepended when scripts are composed. Not a script of its own: it names no KEYS, takes
+-- no ARGV and replies nothing.
 --
 -- Numbers are Lua doubles. Every value these scripts compute (microsecond timestamps,
 -- capacities, products of a capacity and a period) stays below 2^53, where doubles are
 -- exact integers, and the formulas are written in the same order as the Java in-memory
 -- store, so both stores make the same decision for the same (time, cost).
+--
+-- Redis runs the whole composed script on every call, so everything its top level defines
+-- is defined again for every request. The algorithms therefore register a function that
+-- defines them, and a call defines only the algorithms it uses (rl_algorithm).
 
 -- Current time in microseconds: the explicit value when one is given (tests), else Redis TIME.
 local function rl_now(arg)
@@ -33,10 +38,28 @@ local function rl_ttl(micros)
   return ms
 end
 
--- Time until a debt of `debt` microseconds shrinks by one whole unit of `interval`.
-local function rl_until_next_unit(debt, interval)
-  if debt <= 0 then
-    return 0
+-- The algorithms, by the code the drivers receive (tb, lb, fw, swl, swc): each algorithm
+-- script registers a function returning its entry, which rl_algorithm calls on first use,
+-- and acquire.lua and inspect.lua dispatch on the entries. An entry:
+--   keys    how many KEYS a bucket takes, from its first key k on
+--   decide  function(k, now, capacity, param, cost, max_delay) returning the decision,
+--           allowed (1|0), remaining, reset_us, retry_after_us, delay_us, and when it
+--           admits the state its commit writes. It writes nothing itself, apart from
+--           dropping state that no longer counts. max_delay is the longest wait for a
+--           reserved slot (0: none); algorithms that cannot reserve ignore it.
+--   commit  function(k, now, capacity, param, cost, state) recording an admitted decision
+--           with the state its decide returned
+--   refund  function(k, timestamp, capacity, param, cost) giving back an acquisition made
+--           at `timestamp`
+-- param is the emission interval in microseconds for the buckets, the period otherwise.
+local rl_algorithms = {}
+
+-- The entry of an algorithm, defined on first use; nil for an unknown code.
+local function rl_algorithm(code)
+  local entry = rl_algorithms[code]
+  if type(entry) == 'function' then
+    entry = entry()
+    rl_algorithms[code] = entry
   end
-  return ((debt - 1) % interval) + 1
+  return entry
 end

@@ -11,99 +11,96 @@
 -- Computed as (curr + k) * P + prev * (P - elapsed) <= C * P, in the same order as the
 -- Java store. The key expires when the next window ends (then it no longer weighs).
 
-local sliding_window_counter = {}
+rl_algorithms.swc = function()
+  local function read(key)
+    local value = redis.call('GET', key)
+    if not value then
+      return nil, 0, 0
+    end
+    local window, curr, prev = string.match(value, '^(%-?%d+) (%d+) (%d+)$')
+    return tonumber(window), tonumber(curr), tonumber(prev)
+  end
 
-local function swc_read(key)
-  local value = redis.call('GET', key)
-  if not value then
-    return nil, 0, 0
+  -- Units of the current and the previous window as seen from `window`.
+  local function counts(key, window, period)
+    local stored, curr, prev = read(key)
+    if stored == window then
+      return curr, prev
+    end
+    if stored == window - period then
+      return 0, curr
+    end
+    return 0, 0
   end
-  local window, curr, prev = string.match(value, '^(%-?%d+) (%d+) (%d+)$')
-  return tonumber(window), tonumber(curr), tonumber(prev)
-end
 
--- Units of the current and the previous window as seen from `window`.
-local function swc_counts(key, window, period)
-  local stored, curr, prev = swc_read(key)
-  if stored == window then
-    return curr, prev
+  local function until_more(free, remaining, curr, prev, p, elapsed, capacity)
+    if remaining >= capacity then
+      return 0
+    end
+    local target = (remaining + 1) * p
+    if prev > 0 then
+      local within = math.ceil((target - free) / prev)
+      if elapsed + within <= p then
+        return within
+      end
+    end
+    if curr == 0 then
+      return p - elapsed
+    end
+    local nxt = math.max(0, math.ceil((target - capacity * p + curr * p) / curr))
+    return (p - elapsed) + nxt
   end
-  if stored == window - period then
-    return 0, curr
-  end
-  return 0, 0
-end
 
-local function swc_until_more(free, remaining, curr, prev, p, elapsed, capacity)
-  if remaining >= capacity then
-    return 0
+  local function decide(k, now, capacity, period, cost)
+    local key = KEYS[k]
+    local window = now - (now % period)
+    local curr, prev = counts(key, window, period)
+    local p = period
+    local elapsed = now - window
+    local prev_weight = prev * (p - elapsed)
+    if (curr + cost) * p + prev_weight <= capacity * p then
+      local after = curr + cost
+      local free = capacity * p - after * p - prev_weight
+      local remaining = math.floor(free / p)
+      return 1, remaining, until_more(free, remaining, after, prev, p, elapsed, capacity), 0, 0, { after, prev }
+    end
+    local free = capacity * p - curr * p - prev_weight
+    local remaining = math.max(0, math.floor(free / p))
+    local wait
+    if curr + cost <= capacity then
+      -- the previous window still weighs too much: wait until it has decayed enough
+      wait = p - math.floor((capacity - curr - cost) * p / prev) - elapsed
+    else
+      -- wait for the next window, where this window becomes the previous one
+      local nxt = 0
+      if curr ~= 0 then
+        nxt = math.max(0, p - math.floor((capacity - cost) * p / curr))
+      end
+      wait = (p - elapsed) + nxt
+    end
+    return 0, remaining, until_more(free, remaining, curr, prev, p, elapsed, capacity), wait, 0, nil
   end
-  local target = (remaining + 1) * p
-  if prev > 0 then
-    local within = math.ceil((target - free) / prev)
-    if elapsed + within <= p then
-      return within
+
+  -- counts: this window's and the previous one's; the key expires when the next window ends
+  local function commit(k, now, capacity, period, cost, counts)
+    local window = now - (now % period)
+    redis.call('SET', KEYS[k], rl_int(window) .. ' ' .. rl_int(counts[1]) .. ' ' .. rl_int(counts[2]),
+      'PX', rl_ttl(window + 2 * period - now))
+  end
+
+  local function refund(k, timestamp, capacity, period, cost)
+    local key = KEYS[k]
+    local window = timestamp - (timestamp % period)
+    local stored, curr, prev = read(key)
+    if stored == window then
+      redis.call('SET', key, rl_int(stored) .. ' ' .. rl_int(math.max(0, curr - cost)) .. ' ' .. rl_int(prev), 'KEEPTTL')
+    elseif stored == window + period then
+      redis.call('SET', key, rl_int(stored) .. ' ' .. rl_int(curr) .. ' ' .. rl_int(math.max(0, prev - cost)), 'KEEPTTL')
     end
   end
-  if curr == 0 then
-    return p - elapsed
-  end
-  local nxt = math.max(0, math.ceil((target - capacity * p + curr * p) / curr))
-  return (p - elapsed) + nxt
-end
 
-function sliding_window_counter.decide(key, now, capacity, period, cost)
-  local window = now - (now % period)
-  local curr, prev = swc_counts(key, window, period)
-  local p = period
-  local elapsed = now - window
-  local prev_weight = prev * (p - elapsed)
-  if (curr + cost) * p + prev_weight <= capacity * p then
-    local after = curr + cost
-    local free = capacity * p - after * p - prev_weight
-    local remaining = math.floor(free / p)
-    local decision = { 1, remaining, swc_until_more(free, remaining, after, prev, p, elapsed, capacity), 0, 0 }
-    return decision, function()
-      redis.call('SET', key, rl_int(window) .. ' ' .. rl_int(after) .. ' ' .. rl_int(prev),
-        'PX', rl_ttl(window + 2 * period - now))
-    end
-  end
-  local free = capacity * p - curr * p - prev_weight
-  local remaining = math.max(0, math.floor(free / p))
-  local wait
-  if curr + cost <= capacity then
-    -- the previous window still weighs too much: wait until it has decayed enough
-    wait = p - math.floor((capacity - curr - cost) * p / prev) - elapsed
-  else
-    -- wait for the next window, where this window becomes the previous one
-    local nxt = 0
-    if curr ~= 0 then
-      nxt = math.max(0, p - math.floor((capacity - cost) * p / curr))
-    end
-    wait = (p - elapsed) + nxt
-  end
-  return { 0, remaining, swc_until_more(free, remaining, curr, prev, p, elapsed, capacity), wait, 0 }, nil
-end
-
-function sliding_window_counter.refund(key, timestamp, capacity, period, cost)
-  local window = timestamp - (timestamp % period)
-  local stored, curr, prev = swc_read(key)
-  if stored == window then
-    redis.call('SET', key, rl_int(stored) .. ' ' .. rl_int(math.max(0, curr - cost)) .. ' ' .. rl_int(prev), 'KEEPTTL')
-  elseif stored == window + period then
-    redis.call('SET', key, rl_int(stored) .. ' ' .. rl_int(curr) .. ' ' .. rl_int(math.max(0, prev - cost)), 'KEEPTTL')
-  end
+  return { keys = 1, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --
-local now = rl_now(ARGV[1])
-local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if ARGV[2] == 'refund' then
-  sliding_window_counter.refund(KEYS[1], now, capacity, period, cost)
-  return { now }
-end
-local decision, commit = sliding_window_counter.decide(KEYS[1], now, capacity, period, cost)
-if commit then
-  commit()
-end
-return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
+return rl_standalone('swc', 6)

@@ -14,107 +14,105 @@
 -- Rejected requests are not logged, so the log never holds more than C entries. Both keys
 -- expire one period after the last admitted request.
 
-local sliding_window_log = {}
-
-local function swl_cost(member)
-  return tonumber(string.match(member, '^[^:]+:(%d+):'))
-end
-
--- Drops entries a whole period old and returns the units still logged.
-local function swl_expire(key, sum_key, horizon)
-  local stored = redis.call('GET', sum_key)
-  local used = 0
-  if stored then
-    used = tonumber(stored)
-  else
-    -- the sum expired apart from the log: count the log again
-    local members = redis.call('ZRANGE', key, 0, -1)
-    for _, member in ipairs(members) do
-      used = used + swl_cost(member)
-    end
+rl_algorithms.swl = function()
+  local function cost_of(member)
+    return tonumber(string.match(member, '^[^:]+:(%d+):'))
   end
-  local expired = redis.call('ZRANGEBYSCORE', key, '-inf', rl_int(horizon))
-  if #expired > 0 then
-    for _, member in ipairs(expired) do
-      used = used - swl_cost(member)
-    end
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', rl_int(horizon))
-    -- the sum expires with the log (a lost sum must not come back without a TTL); a
-    -- millisecond early, since the log's PTTL and the SET may read the clock apart
-    local ttl = redis.call('PTTL', key)
-    if ttl > 1 then
-      redis.call('SET', sum_key, rl_int(used), 'PX', ttl - 1)
+
+  -- Drops entries a whole period old and returns the units still logged.
+  local function expire(key, sum_key, horizon)
+    local stored = redis.call('GET', sum_key)
+    local used = 0
+    if stored then
+      used = tonumber(stored)
     else
-      redis.call('DEL', sum_key)
-    end
-  end
-  return used
-end
-
--- Time until enough entries have expired for `units` more to fit.
-local function swl_until_free(key, used, units, capacity, period, now)
-  local needed = used + units - capacity
-  local freed = 0
-  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-  for i = 1, #entries, 2 do
-    freed = freed + swl_cost(entries[i])
-    if freed >= needed then
-      return tonumber(entries[i + 1]) + period - now
-    end
-  end
-  return period
-end
-
-function sliding_window_log.decide(key, sum_key, now, capacity, period, cost)
-  local used = swl_expire(key, sum_key, now - period)
-  if used + cost <= capacity then
-    local oldest = now
-    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    if #first > 0 then
-      oldest = tonumber(first[2])
-    end
-    return { 1, capacity - used - cost, oldest + period - now, 0, 0 }, function()
-      -- after a refund at this same instant, "<n>" may already be taken: ZADD would
-      -- then overwrite that entry instead of logging this one
-      local prefix = rl_int(now) .. ':' .. rl_int(cost) .. ':'
-      local n = used + cost
-      while redis.call('ZSCORE', key, prefix .. rl_int(n)) do
-        n = n + 1
+      -- the sum expired apart from the log: count the log again
+      local members = redis.call('ZRANGE', key, 0, -1)
+      for _, member in ipairs(members) do
+        used = used + cost_of(member)
       end
-      redis.call('ZADD', key, rl_int(now), prefix .. rl_int(n))
-      redis.call('SET', sum_key, rl_int(used + cost), 'PX', rl_ttl(period))
-      redis.call('PEXPIRE', key, rl_ttl(period))
     end
-  end
-  local remaining = math.max(0, capacity - used)
-  return { 0, remaining, swl_until_free(key, used, remaining + 1, capacity, period, now),
-    swl_until_free(key, used, cost, capacity, period, now), 0 }, nil
-end
-
-function sliding_window_log.refund(key, sum_key, timestamp, capacity, period, cost)
-  local candidates = redis.call('ZRANGEBYSCORE', key, rl_int(timestamp), rl_int(timestamp))
-  for i = #candidates, 1, -1 do
-    if swl_cost(candidates[i]) == cost then
-      redis.call('ZREM', key, candidates[i])
-      local used = redis.call('GET', sum_key)
-      -- without a sum the next decision counts the log again
-      if used then
-        redis.call('SET', sum_key, rl_int(math.max(0, tonumber(used) - cost)), 'KEEPTTL')
+    local expired = redis.call('ZRANGEBYSCORE', key, '-inf', rl_int(horizon))
+    if #expired > 0 then
+      for _, member in ipairs(expired) do
+        used = used - cost_of(member)
       end
-      return
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', rl_int(horizon))
+      -- the sum expires with the log (a lost sum must not come back without a TTL); a
+      -- millisecond early, since the log's PTTL and the SET may read the clock apart
+      local ttl = redis.call('PTTL', key)
+      if ttl > 1 then
+        redis.call('SET', sum_key, rl_int(used), 'PX', ttl - 1)
+      else
+        redis.call('DEL', sum_key)
+      end
+    end
+    return used
+  end
+
+  -- Time until enough entries have expired for `units` more to fit.
+  local function until_free(key, used, units, capacity, period, now)
+    local needed = used + units - capacity
+    local freed = 0
+    local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+    for i = 1, #entries, 2 do
+      freed = freed + cost_of(entries[i])
+      if freed >= needed then
+        return tonumber(entries[i + 1]) + period - now
+      end
+    end
+    return period
+  end
+
+  local function decide(k, now, capacity, period, cost)
+    local key, sum_key = KEYS[k], KEYS[k + 1]
+    local used = expire(key, sum_key, now - period)
+    if used + cost <= capacity then
+      local oldest = now
+      local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+      if #first > 0 then
+        oldest = tonumber(first[2])
+      end
+      return 1, capacity - used - cost, oldest + period - now, 0, 0, used
+    end
+    local remaining = math.max(0, capacity - used)
+    return 0, remaining, until_free(key, used, remaining + 1, capacity, period, now),
+      until_free(key, used, cost, capacity, period, now), 0, nil
+  end
+
+  -- both keys expire one period after the last admitted request
+  local function commit(k, now, capacity, period, cost, used)
+    local key, sum_key = KEYS[k], KEYS[k + 1]
+    -- after a refund at this same instant, "<n>" may already be taken: ZADD would then
+    -- overwrite that entry instead of logging this one
+    local prefix = rl_int(now) .. ':' .. rl_int(cost) .. ':'
+    local n = used + cost
+    while redis.call('ZSCORE', key, prefix .. rl_int(n)) do
+      n = n + 1
+    end
+    redis.call('ZADD', key, rl_int(now), prefix .. rl_int(n))
+    redis.call('SET', sum_key, rl_int(used + cost), 'PX', rl_ttl(period))
+    redis.call('PEXPIRE', key, rl_ttl(period))
+  end
+
+  local function refund(k, timestamp, capacity, period, cost)
+    local key, sum_key = KEYS[k], KEYS[k + 1]
+    local candidates = redis.call('ZRANGEBYSCORE', key, rl_int(timestamp), rl_int(timestamp))
+    for i = #candidates, 1, -1 do
+      if cost_of(candidates[i]) == cost then
+        redis.call('ZREM', key, candidates[i])
+        local used = redis.call('GET', sum_key)
+        -- without a sum the next decision counts the log again
+        if used then
+          redis.call('SET', sum_key, rl_int(math.max(0, tonumber(used) - cost)), 'KEEPTTL')
+        end
+        return
+      end
     end
   end
+
+  return { keys = 2, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --
-local now = rl_now(ARGV[1])
-local capacity, period, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if ARGV[2] == 'refund' then
-  sliding_window_log.refund(KEYS[1], KEYS[2], now, capacity, period, cost)
-  return { now }
-end
-local decision, commit = sliding_window_log.decide(KEYS[1], KEYS[2], now, capacity, period, cost)
-if commit then
-  commit()
-end
-return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
+return rl_standalone('swl', 6)

@@ -1,9 +1,11 @@
 -- token_bucket.lua: token bucket, kept as one timestamp (GCRA); leaky_bucket.lua runs the
 -- same functions with ARGV[6] = 1.
 --
--- KEYS[1]  bucket key; a string '<tat>:<T>': the time (microseconds) at which the bucket
---          is full again (leaky bucket: the time its queue is empty again) and the emission
---          interval it was computed with (a bare '<tat>' is read with the current T)
+-- KEYS[1]  bucket key; 12 bytes: the time (microseconds) at which the bucket is full
+--          again (leaky bucket: the time its queue is empty again), a signed big-endian
+--          7-byte integer, then the emission interval it was computed with, an unsigned
+--          big-endian 5-byte integer (7 bytes, so 14 in all, for intervals of 2^40 µs, about
+--          12.7 days, and more). A value of another size is read as no bucket.
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
 -- ARGV[3]  capacity C
@@ -22,94 +24,89 @@
 -- A bucket written with another interval (its identity moved to another plan) keeps its
 -- debt in tokens: tat = now + ceil((tat - now) * T / T_old), as the in-memory store does.
 
-local gcra = {}
-
--- The time the bucket is full again under interval T, and the interval it was written with.
-function gcra.read(key, now, interval)
-  local value = redis.call('GET', key)
-  if not value then
-    return nil, nil
-  end
-  local sep = string.find(value, ':', 1, true)
-  if not sep then
-    return tonumber(value), nil
-  end
-  local tat, written = tonumber(string.sub(value, 1, sep - 1)), tonumber(string.sub(value, sep + 1))
-  if tat ~= nil and written ~= nil and written ~= interval and tat > now then
-    tat = now + math.ceil((tat - now) * interval / written)
-  end
-  return tat, written
-end
-
-function gcra.decide(key, now, capacity, interval, cost, leaky, max_delay)
-  local burst = capacity * interval
-  local start = now
-  local tat = gcra.read(key, now, interval)
-  if tat ~= nil and tat > now then
-    start = tat
-  end
-  local new_tat = start + cost * interval
-  if new_tat - now <= burst then
-    local debt = new_tat - now
-    local delay = 0
-    if leaky == 1 then
-      delay = start - now
-    end
-    local decision = { 1, math.floor((burst - debt) / interval), rl_until_next_unit(debt, interval), 0, delay }
-    return decision, function()
-      redis.call('SET', key, rl_int(new_tat) .. ':' .. rl_int(interval), 'PX', rl_ttl(new_tat - now))
-    end
-  end
-  local wait = new_tat - burst - now
-  if max_delay ~= nil and max_delay > 0 then
-    local delay = wait
-    if leaky == 1 then
-      delay = start - now
-    end
-    if delay <= max_delay then
-      -- nothing is left until the bucket has drained past this reservation
-      return { 1, 0, wait + interval, 0, delay }, function()
-        redis.call('SET', key, rl_int(new_tat) .. ':' .. rl_int(interval), 'PX', rl_ttl(new_tat - now))
+rl_algorithms.tb = function()
+  -- leaky: 1 for a leaky bucket, whose admitted requests wait for their drain slot
+  local function decide(k, now, capacity, interval, cost, max_delay, leaky)
+    local burst = capacity * interval
+    local start = now
+    local value = redis.call('GET', KEYS[k])
+    if value then
+      -- the time the bucket is full again and the interval it was computed with
+      local tat, written
+      if #value == 12 then
+        tat, written = struct.unpack('>i7I5', value)
+      elseif #value == 14 then
+        tat, written = struct.unpack('>i7I7', value)
+      end
+      if tat ~= nil and tat > now then
+        if written ~= interval then
+          tat = now + math.ceil((tat - now) * interval / written)
+        end
+        start = tat
       end
     end
+    local new_tat = start + cost * interval
+    local debt = new_tat - now
+    if debt <= burst then
+      local delay = 0
+      if leaky == 1 then
+        delay = start - now
+      end
+      -- reset: until the debt shrinks by one whole interval
+      return 1, math.floor((burst - debt) / interval), ((debt - 1) % interval) + 1, 0, delay, new_tat
+    end
+    local wait = debt - burst
+    if max_delay ~= nil and max_delay > 0 then
+      local delay = wait
+      if leaky == 1 then
+        delay = start - now
+      end
+      if delay <= max_delay then
+        -- nothing is left until the bucket has drained past this reservation
+        return 1, 0, wait + interval, 0, delay, new_tat
+      end
+    end
+    debt = start - now
+    local reset = 0
+    if debt > burst then
+      reset = debt - burst + interval
+    elseif debt > 0 then
+      reset = ((debt - 1) % interval) + 1
+    end
+    return 0, math.max(0, math.floor((burst - debt) / interval)), reset, wait, 0, nil
   end
-  local debt = start - now
-  local remaining = math.max(0, math.floor((burst - debt) / interval))
-  local reset
-  if debt > burst then
-    reset = debt - burst + interval
-  else
-    reset = rl_until_next_unit(debt, interval)
-  end
-  return { 0, remaining, reset, wait, 0 }, nil
-end
 
-function gcra.refund(key, timestamp, capacity, interval, cost)
-  local value = redis.call('GET', key)
-  if not value then
-    return
+  local function write(key, tat, interval, ...)
+    if interval < 1099511627776 then
+      return redis.call('SET', key, struct.pack('>i7I5', tat, interval), ...)
+    end
+    return redis.call('SET', key, struct.pack('>i7I7', tat, interval), ...)
   end
-  -- the debt is priced at the interval it was recorded with
-  local sep = string.find(value, ':', 1, true)
-  local tat, written = tonumber(value), interval
-  if sep then
-    tat, written = tonumber(string.sub(value, 1, sep - 1)), tonumber(string.sub(value, sep + 1))
+
+  -- the key expires when the bucket is full again
+  local function commit(k, now, capacity, interval, cost, new_tat)
+    write(KEYS[k], new_tat, interval, 'PX', rl_ttl(new_tat - now))
   end
-  if tat ~= nil and written ~= nil then
-    redis.call('SET', key, rl_int(tat - cost * written) .. ':' .. rl_int(written), 'KEEPTTL')
+
+  local function refund(k, timestamp, capacity, interval, cost)
+    local value = redis.call('GET', KEYS[k])
+    local tat, written
+    if value and #value == 12 then
+      tat, written = struct.unpack('>i7I5', value)
+    elseif value and #value == 14 then
+      tat, written = struct.unpack('>i7I7', value)
+    end
+    if tat ~= nil then
+      -- the debt is priced at the interval it was recorded with
+      write(KEYS[k], tat - cost * written, written, 'KEEPTTL')
+    end
   end
+
+  return { keys = 1, decide = decide, commit = commit, refund = refund }
 end
 
 -- standalone entry --
-local now = rl_now(ARGV[1])
-local capacity, interval, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if ARGV[2] == 'refund' then
-  gcra.refund(KEYS[1], now, capacity, interval, cost)
-  return { now }
+if ARGV[6] == '1' then
+  return rl_standalone('lb', 7)
 end
-local decision, commit = gcra.decide(KEYS[1], now, capacity, interval, cost, tonumber(ARGV[6]),
-  tonumber(ARGV[7] or '0'))
-if commit then
-  commit()
-end
-return { now, decision[1], decision[2], decision[3], decision[4], decision[5] }
+return rl_standalone('tb', 7)

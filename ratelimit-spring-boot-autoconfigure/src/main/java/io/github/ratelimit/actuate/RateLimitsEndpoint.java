@@ -176,6 +176,8 @@ public class RateLimitsEndpoint {
 	 * One limit and every place that applies it.
 	 *
 	 * @param name the limit name, which identifies its buckets
+	 * @param id the limit's short id, which names its buckets in Redis keys
+	 * ({@code ratelimit:{<identity>}:<id>})
 	 * @param algorithm the algorithm
 	 * @param capacity bucket size, or requests per window
 	 * @param refillTokens tokens added per period
@@ -189,8 +191,8 @@ public class RateLimitsEndpoint {
 	 * from the same buckets; empty when the policy has no plans
 	 * @param guards the places applying the limit; empty for a policy no place uses
 	 */
-	public record LimitDescriptor(String name, String algorithm, long capacity, long refillTokens, String period,
-			String failMode, boolean shadow, String policy, CandidateDescriptor candidate,
+	public record LimitDescriptor(String name, String id, String algorithm, long capacity, long refillTokens,
+			String period, String failMode, boolean shadow, String policy, CandidateDescriptor candidate,
 			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards) {
 
 		static LimitDescriptor of(List<ResolvedLimit> places, String policy) {
@@ -205,8 +207,8 @@ public class RateLimitsEndpoint {
 			RateLimit candidate = first.definition().candidate();
 			Map<String, PlanDescriptor> plans = new TreeMap<>();
 			first.definition().plans().forEach((plan, planLimit) -> plans.put(plan, PlanDescriptor.of(planLimit)));
-			return new LimitDescriptor(limit.name(), limit.algorithm().name(), limit.capacity(), limit.refillTokens(),
-					limit.period().toString(), limit.failMode().name(), limit.shadow(), policy,
+			return new LimitDescriptor(limit.name(), limit.id(), limit.algorithm().name(), limit.capacity(),
+					limit.refillTokens(), limit.period().toString(), limit.failMode().name(), limit.shadow(), policy,
 					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, plans, List.copyOf(guards));
 		}
 
@@ -232,17 +234,19 @@ public class RateLimitsEndpoint {
 	 * A policy's candidate, evaluated beside it in shadow mode.
 	 *
 	 * @param name the candidate's bucket name
+	 * @param id the candidate's short id, which names its buckets in Redis keys
 	 * @param algorithm the algorithm
 	 * @param capacity the capacity
 	 * @param refillTokens tokens added per period
 	 * @param period the period, as an ISO-8601 duration
 	 * @param source the property configuring it
 	 */
-	public record CandidateDescriptor(String name, String algorithm, long capacity, long refillTokens, String period,
-			String source) {
+	public record CandidateDescriptor(String name, String id, String algorithm, long capacity, long refillTokens,
+			String period, String source) {
 
 		static CandidateDescriptor of(RateLimit candidate, String policy) {
-			return new CandidateDescriptor(candidate.name(), candidate.algorithm().name(), candidate.capacity(),
+			return new CandidateDescriptor(candidate.name(), candidate.id(), candidate.algorithm().name(),
+					candidate.capacity(),
 					candidate.refillTokens(), candidate.period().toString(), policy + ".candidate");
 		}
 

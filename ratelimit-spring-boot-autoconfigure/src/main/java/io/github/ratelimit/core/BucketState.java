@@ -93,13 +93,7 @@ public interface BucketState {
 	 * @return a new state
 	 */
 	static BucketState create(RateLimit limit) {
-		return switch (limit.algorithm()) {
-			case TOKEN_BUCKET -> new TokenBucket();
-			case LEAKY_BUCKET -> new LeakyBucket();
-			case FIXED_WINDOW -> new FixedWindow();
-			case SLIDING_WINDOW_LOG -> new SlidingWindowLog();
-			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter();
-		};
+		return AlgorithmSpec.of(limit.algorithm()).newState();
 	}
 
 }

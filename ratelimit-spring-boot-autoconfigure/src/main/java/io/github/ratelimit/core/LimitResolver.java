@@ -340,13 +340,11 @@ public final class LimitResolver {
 			long refill = (settings.refillTokens() != null) ? settings.refillTokens()
 					: (settings.capacity() != null ? 0 : enforced.refillTokens());
 			Duration period = (settings.period() != null) ? settings.period() : enforced.period();
-			boolean windowCounter = enforced.algorithm() == Algorithm.FIXED_WINDOW
-					|| enforced.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER;
-			if (windowCounter && !period.equals(enforced.period())) {
+			if (!AlgorithmSpec.of(enforced.algorithm()).planMayChangePeriod() && !period.equals(enforced.period())) {
 				throw invalid(origin + ".period",
 						"a plan of a " + enforced.algorithm() + " policy cannot change the period "
 								+ enforced.period() + ": its counters belong to windows of that length",
-						"Remove it and change the capacity instead, or use token-bucket or sliding-window-log");
+						"Remove it and change the capacity instead, or use " + algorithmsWhosePlansMayChangeThePeriod());
 			}
 			if (capacity <= 0) {
 				throw invalid(origin + ".capacity", "capacity must be positive: " + capacity,
@@ -386,6 +384,16 @@ public final class LimitResolver {
 		sources.put("failMode", origins.source(LimitSettings::failMode, "fail-mode"));
 		sources.put("shadow", origins.source(LimitSettings::shadow, "shadow"));
 		return sources;
+	}
+
+	/** As properties spell them, such as {@code token-bucket or sliding-window-log}. */
+	private static String algorithmsWhosePlansMayChangeThePeriod() {
+		List<String> names = AlgorithmSpec.all()
+			.stream()
+			.filter(AlgorithmSpec::planMayChangePeriod)
+			.map((spec) -> spec.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-'))
+			.toList();
+		return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
 	}
 
 	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {

@@ -1,6 +1,11 @@
 package io.github.ratelimit.core;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Objects;
 
 import io.github.ratelimit.Algorithm;
@@ -56,11 +61,12 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		}
 		long periodMicros = period.toNanos() / 1_000;
 		long interval = ceilDiv(periodMicros, refillTokens);
-		if (isBucket(algorithm) && (interval > MAX_SPAN_MICROS / capacity)) {
+		boolean bucket = AlgorithmSpec.of(algorithm).bucket();
+		if (bucket && (interval > MAX_SPAN_MICROS / capacity)) {
 			throw new IllegalArgumentException("capacity " + capacity + " refilled at " + refillTokens + " per "
 					+ period + " takes longer than 285 years to refill");
 		}
-		if (!isBucket(algorithm) && capacity > MAX_SPAN_MICROS / periodMicros) {
+		if (!bucket && capacity > MAX_SPAN_MICROS / periodMicros) {
 			throw new IllegalArgumentException(
 					"capacity " + capacity + " per " + period + " is too large; use a shorter period");
 		}
@@ -130,6 +136,24 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	}
 
 	/**
+	 * A short id of the limit's name, the same in every instance of the application: the
+	 * first 48 bits of the SHA-256 of the name, as eight characters of URL-safe Base64.
+	 * Remote stores name buckets by it rather than by the name, which may be a long route
+	 * template, and the actuator endpoint lists it beside the name. The plans of a policy
+	 * share its name, and so its id and its buckets.
+	 * @return the id, eight characters out of {@code A-Z a-z 0-9 - _}
+	 */
+	public String id() {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(this.name.getBytes(StandardCharsets.UTF_8));
+			return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 6));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
+		}
+	}
+
+	/**
 	 * Period in microseconds.
 	 * @return the period
 	 */
@@ -152,11 +176,7 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 * @return microseconds
 	 */
 	public long idleTtlMicros() {
-		return switch (this.algorithm) {
-			case TOKEN_BUCKET, LEAKY_BUCKET -> this.capacity * emissionIntervalMicros();
-			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> periodMicros();
-			case SLIDING_WINDOW_COUNTER -> 2 * periodMicros();
-		};
+		return AlgorithmSpec.of(this.algorithm).idleTtlMicros(this);
 	}
 
 	/**
@@ -165,11 +185,7 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 * @return microseconds
 	 */
 	public long quotaWindowMicros() {
-		return isBucket(this.algorithm) ? this.capacity * emissionIntervalMicros() : periodMicros();
-	}
-
-	private static boolean isBucket(Algorithm algorithm) {
-		return algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+		return AlgorithmSpec.of(this.algorithm).quotaWindowMicros(this);
 	}
 
 	private static long ceilDiv(long x, long y) {

@@ -3,15 +3,18 @@ package io.github.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -23,6 +26,7 @@ import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,6 +34,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
@@ -42,23 +47,51 @@ import io.github.ratelimit.core.RateLimitStore;
  * to EVAL when the server lost its script cache). Time comes from Redis {@code TIME}, so
  * application clocks may disagree, unless a clock is given (tests).
  * <p>
- * Keys are {@code <prefix>{<identity>}:<limit name>}: the identity is the hash tag, so in
- * a Redis Cluster the buckets of different identities spread over the slots while every
- * limit of one identity shares one slot and one call. Route templates contain braces too,
- * but Redis only reads the first pair, which is always the identity's. When the limits of
- * a request fall into several slots, the slots are decided one after another with one
- * timestamp, and those already consumed are refunded if a later one rejects.
+ * Keys are {@code <prefix>{<identity>}:<limit id>}, the limit's {@link RateLimit#id() id}
+ * being eight characters derived from its name (which may be a long route template): the
+ * identity is the hash tag, so in a Redis Cluster the buckets of different identities
+ * spread over the slots while every limit of one identity shares one slot and one call.
+ * When the limits of a request fall into several slots, the slots are decided one after
+ * another with one timestamp, and those already consumed are refunded if a later one
+ * rejects.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
 	/** Least TTL of keys written at an explicit time (tests), whatever their state needs. */
-	private static final String TEST_MIN_TTL_MILLIS = "60000";
+	private static final byte[] TEST_MIN_TTL_MILLIS = ascii("60000");
+
+	private static final byte[] ACQUIRE = ascii("acquire");
+
+	private static final byte[] CHECK = ascii("check");
+
+	private static final byte[] REFUND = ascii("refund");
+
+	private static final byte[] EMPTY = new byte[0];
+
+	/** The time argument that makes the script read Redis {@code TIME}. */
+	private static final long NOW_FROM_REDIS = Long.MIN_VALUE;
+
+	/** Costs and counts as the script receives them, encoded once. */
+	private static final byte[][] SMALL_NUMBERS = new byte[64][];
+
+	static {
+		for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+			SMALL_NUMBERS[i] = ascii(Integer.toString(i));
+		}
+	}
+
+	/** Bound of the limits whose arguments are kept encoded. */
+	private static final int MAX_ENCODED_LIMITS = 4096;
 
 	/** Default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
+	/**
+	 * By set of algorithms (a bit per {@link Algorithm#ordinal()}), the script deciding
+	 * them, composed on first use: Redis defines whatever a script holds on every call.
+	 */
+	private static final AtomicReferenceArray<Script> SCRIPTS = new AtomicReferenceArray<>(
+			1 << Algorithm.values().length);
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> INSPECT = RedisScripts.inspect();
@@ -72,6 +105,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private final RateLimitClock clock;
 
 	private final boolean cluster;
+
+	private final Map<RateLimit, EncodedLimit> encodedLimits = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a store deciding on Redis time.
@@ -107,7 +142,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		this.template = new StringRedisTemplate(connectionFactory);
 		this.executor = (connectionFactory instanceof LettuceConnectionFactory lettuce && timeout != null)
-				? new LettuceScriptExecutor(lettuce, SCRIPT, timeout) : new TemplateScriptExecutor(this.template, SCRIPT);
+				? new LettuceScriptExecutor(lettuce, timeout) : new TemplateScriptExecutor(this.template);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 		this.cluster = isCluster(connectionFactory);
@@ -120,51 +155,48 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return new RateLimitResult(List.of(), (this.clock != null) ? this.clock.nowMicros() : 0, RateLimitResult.REDIS);
 		}
 		RateLimitStore.requireDistinct(acquisitions);
-		Map<Integer, List<Integer>> groups = groupBySlot(acquisitions);
+		Call call = new Call(acquisitions);
 		RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
-		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
+		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
+		List<int[]> groups = groupBySlot(call);
 		if (groups.size() == 1) {
-			long timestamp = run(acquisitions, groups.values().iterator().next(), now, "acquire", maxDelayMicros,
-					decisions);
+			long timestamp = run(call, groups.get(0), now, ACQUIRE, maxDelayMicros, decisions);
 			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
 					RateLimitResult.REDIS);
 		}
-		List<List<Integer>> consumed = new ArrayList<>();
+		List<int[]> consumed = new ArrayList<>();
 		boolean allowed = true;
 		try {
-			for (List<Integer> group : groups.values()) {
-				long timestamp = run(acquisitions, group, now, allowed ? "acquire" : "check", maxDelayMicros,
-						decisions);
-				now = Long.toString(timestamp);
-				boolean groupAllowed = group.stream().noneMatch((i) -> decisions[i].rejects());
+			for (int[] group : groups) {
+				now = run(call, group, now, allowed ? ACQUIRE : CHECK, maxDelayMicros, decisions);
+				boolean groupAllowed = Arrays.stream(group).noneMatch((i) -> decisions[i].rejects());
 				if (allowed && groupAllowed) {
 					// only what was taken is given back: a shadow limit that rejected took nothing
-					consumed.add(group.stream().filter((i) -> decisions[i].allowed()).toList());
+					consumed.add(Arrays.stream(group).filter((i) -> decisions[i].allowed()).toArray());
 				}
 				allowed &= groupAllowed;
 			}
 		}
 		catch (RuntimeException ex) {
 			// a later slot failed: give back what the earlier ones took, then let the fallback decide
-			refundQuietly(acquisitions, consumed, now);
+			refundQuietly(call, consumed, now);
 			throw ex;
 		}
 		if (!allowed) {
-			for (List<Integer> group : consumed) {
-				if (!group.isEmpty()) {
-					run(acquisitions, group, now, "refund", 0, null);
+			for (int[] group : consumed) {
+				if (group.length > 0) {
+					run(call, group, now, REFUND, 0, null);
 				}
 			}
 		}
-		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), Long.parseLong(now),
-				RateLimitResult.REDIS);
+		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), now, RateLimitResult.REDIS);
 	}
 
-	private void refundQuietly(List<Acquisition> acquisitions, List<List<Integer>> consumed, String now) {
-		for (List<Integer> group : consumed) {
+	private void refundQuietly(Call call, List<int[]> consumed, long now) {
+		for (int[] group : consumed) {
 			try {
-				if (!group.isEmpty()) {
-					run(acquisitions, group, now, "refund", 0, null);
+				if (group.length > 0) {
+					run(call, group, now, REFUND, 0, null);
 				}
 			}
 			catch (RuntimeException ignored) {
@@ -190,8 +222,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-		for (List<Integer> group : groupBySlot(acquisitions).values()) {
-			run(acquisitions, group, Long.toString(decided.timestampMicros()), "refund", 0, null);
+		Call call = new Call(acquisitions);
+		for (int[] group : groupBySlot(call)) {
+			run(call, group, decided.timestampMicros(), REFUND, 0, null);
 		}
 	}
 
@@ -202,12 +235,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public BucketSnapshot inspect(RateLimit limit, String identity) {
-		String key = key(limit, identity);
-		List<String> keys = (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) ? List.of(key, key + ":sum")
-				: List.of(key);
+		AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+		List<String> keys = keys(spec, key(limit, identity));
 		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
-		List<?> reply = this.template.execute(INSPECT, keys, now, "1", code(limit.algorithm()),
-				Long.toString(limit.capacity()), Long.toString(parameter(limit)));
+		List<?> reply = this.template.execute(INSPECT, keys, now, "1", spec.redisCode(),
+				Long.toString(limit.capacity()), Long.toString(spec.redisParameter(limit)));
 		if (reply == null || reply.size() < 6) {
 			throw new IllegalStateException("Rate limit inspect script returned no reply");
 		}
@@ -219,8 +251,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** Deletes the bucket's keys, which share the identity's hash tag and so one slot. */
 	@Override
 	public boolean reset(RateLimit limit, String identity) {
-		String key = key(limit, identity);
-		Long deleted = this.template.delete(List.of(key, key + ":sum"));
+		Long deleted = this.template.delete(keys(AlgorithmSpec.of(limit.algorithm()), key(limit, identity)));
 		return deleted != null && deleted > 0;
 	}
 
@@ -239,19 +270,23 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Connects and loads the script ahead of the first request, so that the first request
-	 * does not pay for the connection and the script upload within its timeout.
+	 * Connects and loads the scripts ahead of the first request, so that the first request
+	 * does not pay for the connection and the script upload within its timeout: the
+	 * scripts of requests whose limits share one algorithm (other combinations are loaded
+	 * when first used).
 	 */
 	public void preload() {
 		this.template.execute((RedisCallback<Object>) (connection) -> {
-			connection.scriptingCommands().scriptLoad(SCRIPT.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+			for (Algorithm algorithm : Algorithm.values()) {
+				connection.scriptingCommands().scriptLoad(script(1 << algorithm.ordinal()).bytes());
+			}
 			return null;
 		});
 	}
 
 	/**
-	 * The key holding the state of a bucket (a sliding window log also uses this key
-	 * followed by {@code :sum}).
+	 * The key holding the state of a bucket (an algorithm whose bucket takes several keys
+	 * uses this key followed by each {@link AlgorithmSpec#redisKeySuffixes() suffix}).
 	 * @param acquisition the acquisition
 	 * @return the key
 	 */
@@ -260,79 +295,232 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	private String key(RateLimit limit, String identity) {
-		return this.keyPrefix + "{" + escape(identity) + "}:" + limit.name();
+		return new String(encoded(limit).key(this.keyPrefix, identity), StandardCharsets.UTF_8);
 	}
 
-	/** Runs the script for some acquisitions of one slot; fills their decisions, returns the time used. */
-	private long run(List<Acquisition> acquisitions, List<Integer> group, String now, String mode, long maxDelayMicros,
+	/**
+	 * Runs the script for some acquisitions of one slot; fills their decisions, returns the
+	 * time used.
+	 */
+	private long run(Call call, int[] group, long now, byte[] mode, long maxDelayMicros,
 			RateLimitDecision[] decisions) {
-		List<String> keys = new ArrayList<>(group.size() + 1);
-		List<String> args = new ArrayList<>(3 + group.size() * 4);
-		args.add(now);
-		args.add(mode);
-		args.add(Integer.toString(group.size()));
+		int keyCount = 0;
+		int algorithms = 0;
 		for (int i : group) {
-			Acquisition acquisition = acquisitions.get(i);
-			RateLimit limit = acquisition.limit();
-			String key = key(acquisition);
-			keys.add(key);
-			if (limit.algorithm() == Algorithm.SLIDING_WINDOW_LOG) {
-				keys.add(key + ":sum");
+			keyCount += call.limits[i].keySuffixes.length;
+			algorithms |= call.limits[i].algorithm;
+		}
+		boolean options = this.clock != null || maxDelayMicros > 0;
+		byte[][] keys = new byte[keyCount][];
+		byte[][] args = new byte[3 + group.length * 4 + (options ? 2 : 0)][];
+		args[0] = (now == NOW_FROM_REDIS) ? EMPTY : ascii(now);
+		args[1] = mode;
+		args[2] = ascii(group.length);
+		int k = 0;
+		int a = 3;
+		for (int i : group) {
+			EncodedLimit limit = call.limits[i];
+			byte[] key = call.keys[i];
+			for (byte[] suffix : limit.keySuffixes) {
+				keys[k++] = (suffix.length == 0) ? key : concat(key, suffix);
 			}
-			args.add(limit.shadow() ? code(limit.algorithm()) + "!" : code(limit.algorithm()));
-			args.add(Long.toString(limit.capacity()));
-			args.add(Long.toString(parameter(limit)));
-			args.add(Long.toString(acquisition.cost()));
+			args[a++] = limit.code;
+			args[a++] = limit.capacity;
+			args[a++] = limit.parameter;
+			args[a++] = ascii(call.acquisitions.get(i).cost());
 		}
-		if (this.clock != null) {
+		if (options) {
 			// the test clock stands still while Redis expires keys in real time
-			args.add(TEST_MIN_TTL_MILLIS);
+			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
+			args[a] = ascii(maxDelayMicros);
 		}
-		else if (maxDelayMicros > 0) {
-			args.add("");
-		}
-		if (maxDelayMicros > 0) {
-			args.add(Long.toString(maxDelayMicros));
-		}
-		List<?> reply = this.executor.execute(keys, args);
+		List<?> reply = this.executor.execute(script(algorithms), keys, args);
 		if (reply == null || reply.isEmpty()) {
 			throw new IllegalStateException("Rate limit script returned no reply");
 		}
 		if (decisions != null) {
-			for (int g = 0; g < group.size(); g++) {
-				int base = 1 + g * 5;
-				RateLimit limit = acquisitions.get(group.get(g)).limit();
-				decisions[group.get(g)] = new RateLimitDecision(limit, number(reply, base) == 1,
-						number(reply, base + 1), number(reply, base + 2), number(reply, base + 3),
-						number(reply, base + 4));
+			for (int g = 0; g < group.length; g++) {
+				// remaining when admitted, -1 - remaining when rejected; then reset, then the
+				// delay when admitted or the retry-after when rejected
+				int base = 1 + g * 3;
+				long remaining = number(reply, base);
+				long reset = number(reply, base + 1);
+				long wait = number(reply, base + 2);
+				RateLimit limit = call.acquisitions.get(group[g]).limit();
+				decisions[group[g]] = (remaining >= 0) ? new RateLimitDecision(limit, true, remaining, reset, 0, wait)
+						: new RateLimitDecision(limit, false, -1 - remaining, reset, wait, 0);
 			}
 		}
 		return number(reply, 0);
 	}
 
-	private Map<Integer, List<Integer>> groupBySlot(List<Acquisition> acquisitions) {
-		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
-		for (int i = 0; i < acquisitions.size(); i++) {
-			int slot = this.cluster ? SlotHash.getSlot(key(acquisitions.get(i))) : 0;
-			groups.computeIfAbsent(slot, (s) -> new ArrayList<>(2)).add(i);
+	private List<int[]> groupBySlot(Call call) {
+		int count = call.keys.length;
+		if (!this.cluster || count == 1) {
+			int[] all = new int[count];
+			for (int i = 0; i < count; i++) {
+				all[i] = i;
+			}
+			return List.of(all);
+		}
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < count; i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(call.keys[i]), (s) -> new ArrayList<>(2)).add(i);
+		}
+		List<int[]> groups = new ArrayList<>(slots.size());
+		for (List<Integer> slot : slots.values()) {
+			groups.add(slot.stream().mapToInt(Integer::intValue).toArray());
 		}
 		return groups;
+	}
+
+	/** The script deciding a set of algorithms, a bit per algorithm. */
+	private static Script script(int algorithms) {
+		Script script = SCRIPTS.get(algorithms);
+		if (script == null) {
+			List<AlgorithmSpec> specs = new ArrayList<>();
+			for (Algorithm algorithm : Algorithm.values()) {
+				if ((algorithms & (1 << algorithm.ordinal())) != 0) {
+					specs.add(AlgorithmSpec.of(algorithm));
+				}
+			}
+			script = new Script(RedisScripts.acquire(specs));
+			SCRIPTS.compareAndSet(algorithms, null, script);
+		}
+		return script;
+	}
+
+	/** A composed script, by its SHA-1 and its text. */
+	private record Script(String sha, byte[] bytes) {
+
+		@SuppressWarnings("rawtypes")
+		Script(RedisScript<List> script) {
+			this(script.getSha1(), script.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+		}
+
+	}
+
+	/** The encoded limit, computed once per limit. */
+	private EncodedLimit encoded(RateLimit limit) {
+		EncodedLimit encoded = this.encodedLimits.get(limit);
+		if (encoded == null) {
+			if (this.encodedLimits.size() >= MAX_ENCODED_LIMITS) {
+				// limits are configured, so few; a caller making limits afresh must not grow this
+				this.encodedLimits.clear();
+			}
+			encoded = new EncodedLimit(limit);
+			this.encodedLimits.put(limit, encoded);
+		}
+		return encoded;
+	}
+
+	/** The acquisitions of one call, with their encoded limits and keys. */
+	private final class Call {
+
+		final List<Acquisition> acquisitions;
+
+		final EncodedLimit[] limits;
+
+		final byte[][] keys;
+
+		Call(List<Acquisition> acquisitions) {
+			this.acquisitions = acquisitions;
+			this.limits = new EncodedLimit[acquisitions.size()];
+			this.keys = new byte[acquisitions.size()][];
+			for (int i = 0; i < this.limits.length; i++) {
+				Acquisition acquisition = acquisitions.get(i);
+				this.limits[i] = encoded(acquisition.limit());
+				this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefix, acquisition.identity());
+			}
+		}
+
+	}
+
+	/** What the script receives for a limit, encoded once: its code, capacity, parameter and key parts. */
+	private static final class EncodedLimit {
+
+		final byte[] code;
+
+		final byte[] capacity;
+
+		final byte[] parameter;
+
+		/** {@code "}:<limit id>"}, which ends the key after the identity. */
+		final byte[] keyEnd;
+
+		final byte[][] keySuffixes;
+
+		/** The limit's algorithm as a bit of a set. */
+		final int algorithm;
+
+		EncodedLimit(RateLimit limit) {
+			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+			this.algorithm = 1 << limit.algorithm().ordinal();
+			this.code = (spec.redisCode() + (limit.shadow() ? "!" : "")).getBytes(StandardCharsets.UTF_8);
+			this.capacity = ascii(limit.capacity());
+			this.parameter = ascii(spec.redisParameter(limit));
+			this.keyEnd = ("}:" + limit.id()).getBytes(StandardCharsets.US_ASCII);
+			this.keySuffixes = spec.redisKeySuffixes()
+				.stream()
+				.map((suffix) -> suffix.getBytes(StandardCharsets.UTF_8))
+				.toArray(byte[][]::new);
+		}
+
+		/** {@code <prefix>{<identity>}:<limit id>}. */
+		byte[] key(String prefix, String identity) {
+			byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
+			byte[] middle = escape(identity).getBytes(StandardCharsets.UTF_8);
+			byte[] key = new byte[start.length + 1 + middle.length + this.keyEnd.length];
+			System.arraycopy(start, 0, key, 0, start.length);
+			key[start.length] = '{';
+			System.arraycopy(middle, 0, key, start.length + 1, middle.length);
+			System.arraycopy(this.keyEnd, 0, key, start.length + 1 + middle.length, this.keyEnd.length);
+			return key;
+		}
+
 	}
 
 	/** Runs the composed script. */
 	private interface ScriptExecutor {
 
-		List<?> execute(List<String> keys, List<String> args);
+		List<?> execute(Script script, byte[][] keys, byte[][] args);
 
 	}
 
 	/** Through Spring Data Redis: EVALSHA with EVAL fallback, bounded by the connection's timeout. */
-	private record TemplateScriptExecutor(StringRedisTemplate redis,
-			@SuppressWarnings("rawtypes") RedisScript<List> script) implements ScriptExecutor {
+	private static final class TemplateScriptExecutor implements ScriptExecutor {
+
+		private final StringRedisTemplate redis;
+
+		TemplateScriptExecutor(StringRedisTemplate redis) {
+			this.redis = redis;
+		}
 
 		@Override
-		public List<?> execute(List<String> keys, List<String> args) {
-			return this.redis.execute(this.script, keys, args.toArray());
+		public List<?> execute(Script script, byte[][] keys, byte[][] args) {
+			byte[][] keysAndArgs = new byte[keys.length + args.length][];
+			System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
+			System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
+			return this.redis.execute((RedisCallback<List<?>>) (connection) -> {
+				try {
+					return connection.scriptingCommands().evalSha(script.sha(), ReturnType.MULTI, keys.length, keysAndArgs);
+				}
+				catch (RuntimeException ex) {
+					if (!isNoScript(ex)) {
+						throw ex;
+					}
+					return connection.scriptingCommands().eval(script.bytes(), ReturnType.MULTI, keys.length, keysAndArgs);
+				}
+			});
+		}
+
+		private static boolean isNoScript(Throwable ex) {
+			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+				if (cause.getMessage() != null && cause.getMessage().contains("NOSCRIPT")) {
+					return true;
+				}
+			}
+			return false;
 		}
 
 	}
@@ -342,61 +530,73 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * each call waits at most the configured timeout whatever the connection's command
 	 * timeout is. EVALSHA first; EVAL when the server lost the script. The factory opens
 	 * its shared connection on first use and blocks while it does (up to the connect and
-	 * command timeouts, 60 seconds by default, when Redis hangs); that first connection is
-	 * therefore opened on a thread of its own, and calls wait for it within their timeout.
+	 * command timeouts, 60 seconds by default, when Redis hangs); the connection is
+	 * therefore looked up on a thread of its own, and calls wait for it within their
+	 * timeout. Its commands are then kept, not looked up again per call (which takes the
+	 * factory's lock), until a call fails.
 	 */
 	private static final class LettuceScriptExecutor implements ScriptExecutor {
 
 		private final LettuceConnectionFactory connectionFactory;
 
-		private final String sha;
-
-		private final byte[] script;
-
 		private final long timeoutNanos;
 
-		private final AtomicReference<CompletableFuture<Void>> firstConnection = new AtomicReference<>();
+		private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> lookup = new AtomicReference<>();
 
-		private volatile boolean connected;
+		/** The shared connection's commands, or {@code null} until looked up (again). */
+		private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
-		@SuppressWarnings("rawtypes")
-		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, RedisScript<List> script, Duration timeout) {
+		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, Duration timeout) {
 			this.connectionFactory = connectionFactory;
-			this.sha = script.getSha1();
-			this.script = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
 			this.timeoutNanos = timeout.toNanos();
 		}
 
 		@Override
-		@SuppressWarnings("unchecked")
-		public List<?> execute(List<String> keys, List<String> args) {
-			byte[][] keyBytes = bytes(keys);
-			byte[][] argBytes = bytes(args);
+		public List<?> execute(Script script, byte[][] keys, byte[][] args) {
 			long deadline = System.nanoTime() + this.timeoutNanos;
-			awaitFirstConnection(deadline);
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
-					.getNativeConnection();
+			RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
+			if (commands == null) {
+				commands = awaitLookup(deadline);
+			}
+			if (commands != null) {
 				try {
-					return await(commands.evalsha(this.sha, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
+					return execute(commands, script, keys, args, deadline);
 				}
-				catch (RedisNoScriptException ex) {
-					return await(commands.eval(this.script, ScriptOutputType.MULTI, keyBytes, argBytes), deadline);
+				catch (RuntimeException ex) {
+					// look the connection up again, through the factory, which may have replaced it
+					this.shared = null;
+					throw ex;
 				}
+			}
+			// a factory that does not share its connection lends one per call
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				return execute(nativeCommands(connection), script, keys, args, deadline);
 			}
 		}
 
-		private void awaitFirstConnection(long deadline) {
-			if (this.connected) {
-				return;
+		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
+				byte[][] args, long deadline) {
+			try {
+				return await(commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args), deadline);
 			}
-			CompletableFuture<Void> attempt = this.firstConnection.get();
-			if (attempt == null || attempt.isCompletedExceptionally()) {
-				CompletableFuture<Void> next = new CompletableFuture<>();
-				if (this.firstConnection.compareAndSet(attempt, next)) {
+			catch (RedisNoScriptException ex) {
+				return await(commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, args), deadline);
+			}
+		}
+
+		/** The shared connection's commands, or {@code null} when the factory does not share one. */
+		private RedisClusterAsyncCommands<byte[], byte[]> awaitLookup(long deadline) {
+			CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt = this.lookup.get();
+			if (attempt == null || attempt.isCompletedExceptionally()
+					|| (attempt.isDone() && this.shared == null && attempt.getNow(null) != null)) {
+				CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> next = new CompletableFuture<>();
+				if (this.lookup.compareAndSet(attempt, next)) {
 					Thread connector = new Thread(() -> {
 						try (RedisConnection connection = this.connectionFactory.getConnection()) {
-							next.complete(null);
+							RedisClusterAsyncCommands<byte[], byte[]> commands = this.connectionFactory
+								.getShareNativeConnection() ? nativeCommands(connection) : null;
+							this.shared = commands;
+							next.complete(commands);
 						}
 						catch (Throwable ex) {
 							// whatever it is, the calls waiting for it must learn of it
@@ -406,11 +606,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					connector.setDaemon(true);
 					connector.start();
 				}
-				attempt = this.firstConnection.get();
+				attempt = this.lookup.get();
 			}
 			try {
-				attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				this.connected = true;
+				return attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
 			catch (TimeoutException ex) {
 				throw new QueryTimeoutException("Redis did not accept a connection in time", ex);
@@ -423,6 +622,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				throw new RedisSystemException("Could not connect to Redis: " + ex.getCause().getMessage(),
 						ex.getCause());
 			}
+		}
+
+		@SuppressWarnings("unchecked")
+		private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
+			return (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 		}
 
 		private static List<?> await(RedisFuture<List<Object>> future, long deadline) {
@@ -446,18 +650,27 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 		}
 
-		private static byte[][] bytes(List<String> values) {
-			byte[][] bytes = new byte[values.size()][];
-			for (int i = 0; i < bytes.length; i++) {
-				bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
-			}
-			return bytes;
-		}
-
 	}
 
 	private static long number(List<?> reply, int index) {
 		return ((Number) reply.get(index)).longValue();
+	}
+
+	private static byte[] ascii(long value) {
+		if (value >= 0 && value < SMALL_NUMBERS.length) {
+			return SMALL_NUMBERS[(int) value];
+		}
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] ascii(String value) {
+		return value.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] concat(byte[] first, byte[] second) {
+		byte[] both = Arrays.copyOf(first, first.length + second.length);
+		System.arraycopy(second, 0, both, first.length, second.length);
+		return both;
 	}
 
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
@@ -467,20 +680,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return false;
 	}
 
-	/** The emission interval of the bucket algorithms, the period of the window ones. */
-	private static long parameter(RateLimit limit) {
-		boolean bucket = limit.algorithm() == Algorithm.TOKEN_BUCKET || limit.algorithm() == Algorithm.LEAKY_BUCKET;
-		return bucket ? limit.emissionIntervalMicros() : limit.periodMicros();
-	}
-
-	private static String code(Algorithm algorithm) {
-		return switch (algorithm) {
-			case TOKEN_BUCKET -> "tb";
-			case LEAKY_BUCKET -> "lb";
-			case FIXED_WINDOW -> "fw";
-			case SLIDING_WINDOW_LOG -> "swl";
-			case SLIDING_WINDOW_COUNTER -> "swc";
-		};
+	/** Every key of one bucket, all in the slot of its first. */
+	private static List<String> keys(AlgorithmSpec spec, String key) {
+		List<String> suffixes = spec.redisKeySuffixes();
+		if (suffixes.size() == 1) {
+			return List.of(key);
+		}
+		List<String> keys = new ArrayList<>(suffixes.size());
+		for (String suffix : suffixes) {
+			keys.add(key + suffix);
+		}
+		return keys;
 	}
 
 	/** Keeps identities from other stores from opening a hash tag of their own. */

@@ -3,15 +3,25 @@ package io.github.ratelimit.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.ratelimit.core.AlgorithmSpec;
+
 /**
  * The Lua scripts of the Redis store, read from the classpath (they live in
- * {@code src-lua/}). The script run for every request is composed of the shared helpers,
- * every algorithm (without its standalone entry) and the driver deciding all limits of
- * a request in one call; the script operators read buckets with is composed the same way.
+ * {@code src-lua/}). A script sent to Redis is composed of the shared helpers, the scripts
+ * of algorithms in the {@link AlgorithmSpec} registry (without their standalone entries),
+ * each registering itself in the shared dispatch table, and a driver: the one deciding
+ * every limit of a request in one call, or the one operators read buckets with.
+ * <p>
+ * Redis runs the whole script on every call, defining whatever it contains, so the store
+ * sends a script composed of the algorithms the call uses only: one per combination of
+ * algorithms, composed once and loaded by Redis on first use.
  */
 public final class RedisScripts {
 
@@ -20,19 +30,26 @@ public final class RedisScripts {
 
 	private static final String STANDALONE_MARKER = "-- standalone entry --";
 
-	private static final List<String> ALGORITHMS = List.of("token_bucket.lua", "fixed_window.lua",
-			"sliding_window_log.lua", "sliding_window_counter.lua");
-
 	private RedisScripts() {
 	}
 
 	/**
-	 * The script deciding every limit of a request.
+	 * The script deciding every limit of a request, whatever its algorithms.
 	 * @return the composed script, replying a list
 	 */
 	@SuppressWarnings("rawtypes")
 	public static RedisScript<List> acquire() {
-		return composed("acquire.lua");
+		return acquire(AlgorithmSpec.all());
+	}
+
+	/**
+	 * The script deciding every limit of a request whose limits use only some algorithms.
+	 * @param algorithms the algorithms it decides
+	 * @return the composed script, replying a list
+	 */
+	@SuppressWarnings("rawtypes")
+	public static RedisScript<List> acquire(Collection<AlgorithmSpec> algorithms) {
+		return composed(algorithms, "acquire.lua");
 	}
 
 	/**
@@ -41,36 +58,47 @@ public final class RedisScripts {
 	 */
 	@SuppressWarnings("rawtypes")
 	public static RedisScript<List> inspect() {
-		return composed("inspect.lua");
+		return composed(AlgorithmSpec.all(), "inspect.lua");
 	}
 
-	/** The shared helpers, every algorithm without its standalone entry, then a driver. */
+	/** The shared helpers, the algorithms without their standalone entries, then a driver. */
 	@SuppressWarnings("rawtypes")
-	private static RedisScript<List> composed(String driver) {
-		StringBuilder script = new StringBuilder(read("lib.lua"));
-		for (String algorithm : ALGORITHMS) {
-			String text = read(algorithm);
-			int entry = text.indexOf(STANDALONE_MARKER);
-			script.append('\n').append((entry >= 0) ? text.substring(0, entry) : text);
-		}
-		script.append('\n').append(read(driver));
-		return RedisScript.of(script.toString(), List.class);
+	private static RedisScript<List> composed(Collection<AlgorithmSpec> algorithms, String driver) {
+		return RedisScript.of(library(algorithms) + '\n' + read(driver), List.class);
 	}
 
 	/**
 	 * One algorithm's script on its own, as documented in its header.
 	 * @param file the script file, such as {@code token_bucket.lua}
-	 * @return the script with the shared helpers, replying a list
+	 * @return the script with the shared helpers, every algorithm's functions and the
+	 * standalone helper of {@code standalone.lua}, replying a list
 	 */
 	@SuppressWarnings("rawtypes")
 	public static RedisScript<List> standalone(String file) {
-		StringBuilder script = new StringBuilder(read("lib.lua")).append('\n');
-		if ("leaky_bucket.lua".equals(file)) {
-			// the leaky bucket runs the token bucket's functions
-			String gcra = read("token_bucket.lua");
-			script.append(gcra, 0, gcra.indexOf(STANDALONE_MARKER)).append('\n');
+		if (AlgorithmSpec.all().stream().noneMatch((spec) -> spec.redisScript().equals(file))) {
+			throw new IllegalArgumentException("No algorithm is decided by " + file);
 		}
-		return RedisScript.of(script.append(read(file)).toString(), List.class);
+		String text = read(file);
+		String entry = text.substring(text.indexOf(STANDALONE_MARKER));
+		return RedisScript.of(library(AlgorithmSpec.all()) + '\n' + read("standalone.lua") + '\n' + entry,
+				List.class);
+	}
+
+	/** The shared helpers and the scripts of these algorithms, without their standalone entries. */
+	static String library(Collection<AlgorithmSpec> algorithms) {
+		Set<String> files = new LinkedHashSet<>();
+		for (AlgorithmSpec spec : AlgorithmSpec.all()) {
+			if (algorithms.contains(spec)) {
+				files.addAll(spec.redisScripts());
+			}
+		}
+		StringBuilder script = new StringBuilder(read("lib.lua"));
+		for (String file : files) {
+			String text = read(file);
+			int entry = text.indexOf(STANDALONE_MARKER);
+			script.append('\n').append((entry >= 0) ? text.substring(0, entry) : text);
+		}
+		return script.toString();
 	}
 
 	static String read(String file) {

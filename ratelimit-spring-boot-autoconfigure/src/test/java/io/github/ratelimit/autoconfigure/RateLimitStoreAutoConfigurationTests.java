@@ -108,7 +108,7 @@ class RateLimitStoreAutoConfigurationTests {
 			RateLimit limit = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
 			Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
 			assertThat(store.tryAcquire(List.of(acquisition)).allowed()).isTrue();
-			String key = "orders-service:{user:alice}:GET /api/orders/{id}";
+			String key = "orders-service:{user:alice}:" + limit.id();
 			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 			assertThat(redis.keys("*")).containsExactly(key);
 			assertThat(redis.getExpire(key)).isPositive();

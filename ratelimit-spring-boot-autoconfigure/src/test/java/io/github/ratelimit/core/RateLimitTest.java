@@ -159,4 +159,18 @@ class RateLimitTest {
 			.isEqualTo(1_000_000);
 	}
 
+	@Test
+	void idIsAShortStableDigestOfTheNameOnly() {
+		RateLimit route = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 10, SECOND);
+		// the same in every instance and release: keys in Redis are named by it
+		assertThat(route.id()).isEqualTo("aXm0nGFP");
+		assertThat(RateLimit.of("orders", Algorithm.FIXED_WINDOW, 3, SECOND).id()).isEqualTo("HBaK2wDS");
+		// a plan of the same policy: another capacity and rate, the same buckets
+		assertThat(new RateLimit("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 100, 50, Duration.ofMinutes(1)).id())
+			.isEqualTo(route.id());
+		assertThat(RateLimit.of("GET /api/orders/{id} (candidate)", Algorithm.TOKEN_BUCKET, 10, SECOND).id())
+			.isNotEqualTo(route.id());
+		assertThat(RateLimit.of("x}{evil", Algorithm.TOKEN_BUCKET, 10, SECOND).id()).matches("[A-Za-z0-9_-]{8}");
+	}
+
 }

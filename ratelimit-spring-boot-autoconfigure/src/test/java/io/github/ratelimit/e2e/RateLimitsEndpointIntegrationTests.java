@@ -16,6 +16,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.RateLimit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -54,7 +57,8 @@ class RateLimitsEndpointIntegrationTests {
 		assertThat(json.read("$.store", Map.class)).isEqualTo(Map.of("type", "memory", "active", "memory"));
 
 		Map<String, Object> things = limit(json, THINGS);
-		assertThat(things).containsEntry("algorithm", "TOKEN_BUCKET")
+		assertThat(things).containsEntry("id", RateLimit.of(THINGS, Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1)).id())
+			.containsEntry("algorithm", "TOKEN_BUCKET")
 			.containsEntry("capacity", 5)
 			.containsEntry("refillTokens", 5)
 			.containsEntry("period", "PT1M")
@@ -95,8 +99,9 @@ class RateLimitsEndpointIntegrationTests {
 			.containsExactlyInAnyOrder("GET /combined", "GET /big-only");
 		assertThat((String) guard(json, "quotes", 0).get("origin")).endsWith("E2eApplication$Quotes.next()");
 		assertThat(guard(json, "quotes", 0)).containsEntry("routes", List.of());
-		assertThat(limit(json, "shadowed").get("candidate")).isEqualTo(Map.of("name", "shadowed (candidate)",
-				"algorithm", "TOKEN_BUCKET", "capacity", 5, "refillTokens", 5, "period", "PT1H", "source",
+		assertThat(limit(json, "shadowed").get("candidate")).isEqualTo(Map.of("name", "shadowed (candidate)", "id",
+				RateLimit.of("shadowed (candidate)", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1)).id(), "algorithm",
+				"TOKEN_BUCKET", "capacity", 5, "refillTokens", 5, "period", "PT1H", "source",
 				"ratelimit.policies.shadowed.candidate"));
 		assertThat(limit(json, "unused")).containsEntry("algorithm", "FIXED_WINDOW")
 			.containsEntry("capacity", 7)

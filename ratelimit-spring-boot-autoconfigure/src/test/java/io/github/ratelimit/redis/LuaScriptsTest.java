@@ -84,12 +84,12 @@ class LuaScriptsTest {
 		long c = 4;
 		long t = 30 * SECOND;
 		assertThat(tokenBucket(T0, c, t, 1)).isEqualTo(allowed(3, 30 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 30_000L));
 		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(allowed(1, 30 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(tokenBucket(T0, c, t, 2)).isEqualTo(rejected(1, 30 * SECOND, 30 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		// 10s later a third of a token has come back: the last whole one is 20s away
 		assertThat(tokenBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 20 * SECOND));
@@ -102,7 +102,7 @@ class LuaScriptsTest {
 		// 75s later two and a half tokens are back
 		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 3)).isEqualTo(rejected(2, 15 * SECOND, 15 * SECOND));
 		assertThat(tokenBucket(T0 + 105 * SECOND, c, t, 2)).isEqualTo(allowed(0, 15 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 210 * SECOND) + ":" + t);
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 210 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 105_000L));
 		// a debt that is not whole milliseconds: the TTL rounds up
 		assertThat(tokenBucket(T0 + 135 * SECOND + 250, c, t, 1)).isEqualTo(allowed(0, 15 * SECOND - 250));
@@ -130,7 +130,7 @@ class LuaScriptsTest {
 		assertThat(tokenBucket(T0, c, t, 3)).isEqualTo(allowed(1, 30 * SECOND));
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(refund(TOKEN_BUCKET, List.of(KEY), T0, c, t, 2)).containsExactly(T0);
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 30 * SECOND) + ":" + t);
 		// KEEPTTL: at most what the refunded acquisition needed, never persistent
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(tokenBucket(T0 + SECOND, c, t, 1)).isEqualTo(allowed(2, 29 * SECOND));
@@ -160,7 +160,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 25_000L));
 		// the longest wait: behind C - 1 queued requests
 		assertThat(leakyBucket(T0 + 10 * SECOND, c, t, 1)).isEqualTo(allowed(0, 10 * SECOND, 20 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 40 * SECOND) + ":" + t);
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 40 * SECOND) + ":" + t);
 		assertKeysExpireWithin(Map.of(KEY, 30_000L));
 		// drained exactly: a request of cost 2 goes at once and takes two places
 		assertThat(leakyBucket(T0 + 40 * SECOND, c, t, 2)).isEqualTo(allowed(1, 10 * SECOND, 0));
@@ -182,7 +182,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		assertThat(decide(TOKEN_BUCKET, List.of(KEY), T0, 1, t, 1, 0, 60 * SECOND))
 			.isEqualTo(rejected(0, 90 * SECOND, 90 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 90 * SECOND) + ":" + t);
 		// leaky bucket with a queue of one: the drain slot after the queue is 30s away
 		RedisTestServer.shared().flushAll();
 		assertThat(decide(LEAKY_BUCKET, List.of(KEY), T0, 1, t, 1, 30 * SECOND)).isEqualTo(allowed(0, t, 0));
@@ -201,8 +201,8 @@ class LuaScriptsTest {
 		reserving.addAll(List.of("", Long.toString(2 * MINUTE)));
 		assertThat(allowedFlags(acquire(T0, "acquire", reserving, keys))).containsExactly(1L, 1L);
 		List<Object> reserved = acquire(T0, "acquire", reserving, keys);
-		assertThat(reserved.subList(1, 6)).containsExactly(1L, 0L, 2 * MINUTE, 0L, MINUTE);
-		assertThat(reserved.subList(6, 11)).containsExactly(1L, 3L, MINUTE, 0L, 0L);
+		assertThat(decisions(reserved)).containsExactly(new Decision(true, 0, 2 * MINUTE, 0, MINUTE),
+				allowed(3, MINUTE));
 		assertKeysExpireWithin(Map.of(key("tb"), 120_000L, key("fw"), 60_000L));
 		// without the longest wait the same request is rejected
 		assertThat(allowedFlags(acquire(T0, "acquire", limits, keys))).containsExactly(0L, 1L);
@@ -236,7 +236,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 40_000L));
 		// the boundary: a whole new window
 		assertThat(fixedWindow(T0 + MINUTE, c, MINUTE, 3)).isEqualTo(allowed(0, MINUTE));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 3");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 3");
 		assertKeysExpireWithin(Map.of(KEY, 60_000L));
 		assertThat(fixedWindow(T0 + MINUTE + 1, c, MINUTE, 1)).isEqualTo(rejected(0, MINUTE - 1, MINUTE - 1));
 		// four windows later, 250µs in: the TTL rounds the time to the window end up
@@ -245,7 +245,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 60_000L));
 		assertThat(fixedWindow(later, c, MINUTE, 2)).isEqualTo(rejected(1, MINUTE - 250, MINUTE - 250));
 		assertThat(fixedWindow(later, c, MINUTE, 1)).isEqualTo(allowed(0, MINUTE - 250));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 5 * MINUTE) + " 3");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 5 * MINUTE) + " 3");
 	}
 
 	@Test
@@ -261,9 +261,9 @@ class LuaScriptsTest {
 		assertThat(fixedWindow(T0 + 20 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(0, 40 * SECOND));
 		assertThat(fixedWindow(T0 + MINUTE + 10 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(2, 50 * SECOND));
 		refund(FIXED_WINDOW, List.of(KEY), T0 + 20 * SECOND, c, MINUTE, 2);
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 1");
 		refund(FIXED_WINDOW, List.of(KEY), T0 + MINUTE + 10 * SECOND, c, MINUTE, 5);
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 0");
 		assertKeysExpireWithin(Map.of(KEY, 50_000L));
 	}
 
@@ -380,7 +380,7 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 75_000L));
 		// 6s into the next window the previous 10 weigh 9: exactly room for one
 		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 6 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 1 10");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 1 10");
 		assertKeysExpireWithin(Map.of(KEY, 114_000L));
 		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 1)).isEqualTo(rejected(0, 6 * SECOND, 6 * SECOND));
 		assertThat(slidingWindowCounter(T0 + 66 * SECOND, c, MINUTE, 5)).isEqualTo(rejected(0, 6 * SECOND, 30 * SECOND));
@@ -389,15 +389,15 @@ class LuaScriptsTest {
 			.isEqualTo(rejected(0, 6 * SECOND, 114 * SECOND));
 		assertThat(slidingWindowCounter(T0 + 72 * SECOND - 1, c, MINUTE, 1)).isEqualTo(rejected(0, 1, 1));
 		assertThat(slidingWindowCounter(T0 + 72 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(0, 6 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 10");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 2 10");
 		assertKeysExpireWithin(Map.of(KEY, 108_000L));
 		// the next window: this one becomes the previous
 		assertThat(slidingWindowCounter(T0 + 130 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(7, 20 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 2 * MINUTE) + " 1 2");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 2 * MINUTE) + " 1 2");
 		assertKeysExpireWithin(Map.of(KEY, 110_000L));
 		// two windows on nothing weighs any more
 		assertThat(slidingWindowCounter(T0 + 4 * MINUTE + 30 * SECOND, c, MINUTE, 1)).isEqualTo(allowed(9, 90 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + 4 * MINUTE) + " 1 0");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + 4 * MINUTE) + " 1 0");
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 	}
 
@@ -410,15 +410,15 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 90_000L));
 		// the previous 1 weighs 5/6: the eighth unit comes back when it has decayed entirely
 		assertThat(slidingWindowCounter(T0 + 70 * SECOND, c, MINUTE, 2)).isEqualTo(allowed(7, 50 * SECOND));
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 1");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 2 1");
 		// an acquisition of the previous window is given back to the previous count
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 30 * SECOND, c, MINUTE, 1);
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
 		// and one two windows old to neither
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 - SECOND, c, MINUTE, 1);
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 2 0");
 		refund(SLIDING_WINDOW_COUNTER, List.of(KEY), T0 + 70 * SECOND, c, MINUTE, 2);
-		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + MINUTE) + " 0 0");
+		assertThat(RedisValues.value(redisConnection.template(), KEY)).isEqualTo((T0 + MINUTE) + " 0 0");
 		assertKeysExpireWithin(Map.of(KEY, 110_000L));
 	}
 
@@ -427,22 +427,23 @@ class LuaScriptsTest {
 	@Test
 	void acquireDecidesEveryAlgorithmInOneCallAndRepliesInOrder() {
 		List<Object> reply = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
-		assertThat(reply).containsExactly(T0 + 10 * SECOND,
+		assertThat(reply.get(0)).isEqualTo(T0 + 10 * SECOND);
+		assertThat(decisions(reply)).containsExactly(
 				// tb: 5 tokens, one every 12s
-				1L, 4L, 12 * SECOND, 0L, 0L,
+				allowed(4, 12 * SECOND),
 				// fw: 5 per minute
-				1L, 4L, 50 * SECOND, 0L, 0L,
+				allowed(4, 50 * SECOND),
 				// swl: 5 in any minute
-				1L, 4L, MINUTE, 0L, 0L,
+				allowed(4, MINUTE),
 				// swc: the one request weighs nothing at the end of the next window
-				1L, 4L, 110 * SECOND, 0L, 0L,
+				allowed(4, 110 * SECOND),
 				// lb: a queue of 5 drained every 12s, empty: no delay
-				1L, 4L, 12 * SECOND, 0L, 0L);
+				allowed(4, 12 * SECOND));
 		assertKeysExpireWithin(Map.of(key("tb"), 12_000L, key("fw"), 50_000L, key("swl"), 60_000L,
 				key("swl") + ":sum", 60_000L, key("swc"), 110_000L, key("lb"), 12_000L));
 		reply = acquire(T0 + 10 * SECOND, "acquire", limits(5, 5, 5, 5, 5));
-		assertThat(reply.subList(1, 6)).containsExactly(1L, 3L, 12 * SECOND, 0L, 0L);
-		assertThat(reply.subList(21, 26)).containsExactly(1L, 3L, 12 * SECOND, 0L, 12 * SECOND);
+		assertThat(decisions(reply).get(0)).isEqualTo(allowed(3, 12 * SECOND));
+		assertThat(decisions(reply).get(4)).isEqualTo(allowed(3, 12 * SECOND, 12 * SECOND));
 		assertKeysExpireWithin(Map.of(key("tb"), 24_000L, key("fw"), 50_000L, key("swl"), 60_000L,
 				key("swl") + ":sum", 60_000L, key("swc"), 110_000L, key("lb"), 24_000L));
 	}
@@ -475,7 +476,7 @@ class LuaScriptsTest {
 						"swl", "5", Long.toString(MINUTE), "1", "swc", "5", Long.toString(MINUTE), "1", "fw", "1",
 						Long.toString(MINUTE), "1"));
 		assertThat(allowedFlags(reply)).containsExactly(1L, 1L, 1L, 1L, 0L);
-		assertThat(reply.subList(21, 26)).containsExactly(0L, 0L, 50 * SECOND, 50 * SECOND, 0L);
+		assertThat(decisions(reply).get(4)).isEqualTo(rejected(0, 50 * SECOND, 50 * SECOND));
 		assertThat(snapshot()).isEqualTo(Map.of(key("fw"), T0 + " 1"));
 		assertKeysExpireWithin(Map.of(key("fw"), 60_000L));
 	}
@@ -540,9 +541,12 @@ class LuaScriptsTest {
 		assertThat(existsFlags(inspected)).containsOnly(1L);
 		// each limit answers as a check of cost 1 at the same time: allowed, remaining, reset, retry-after
 		List<Object> checked = acquire(T0 + 20 * SECOND, "check", limits(5, 5, 5, 5, 5));
+		List<Decision> decisions = decisions(checked);
 		for (int i = 0; i < CODES.size(); i++) {
+			Decision decision = decisions.get(i);
 			assertThat(inspected.subList(2 + i * 5, 6 + i * 5)).as(CODES.get(i))
-				.isEqualTo(checked.subList(1 + i * 5, 5 + i * 5));
+				.containsExactly(decision.allowed() ? 1L : 0L, decision.remaining(), decision.reset(),
+						decision.retryAfter());
 		}
 	}
 
@@ -603,11 +607,23 @@ class LuaScriptsTest {
 	}
 
 	private static List<Long> allowedFlags(List<Object> reply) {
-		List<Long> flags = new ArrayList<>();
-		for (int i = 1; i < reply.size(); i += 5) {
-			flags.add((Long) reply.get(i));
+		return decisions(reply).stream().map((decision) -> decision.allowed() ? 1L : 0L).toList();
+	}
+
+	/**
+	 * The decisions of acquire.lua's reply: per limit, remaining (or -1 - remaining when
+	 * rejected), reset, then the delay (or the retry-after when rejected).
+	 */
+	private static List<Decision> decisions(List<Object> reply) {
+		List<Decision> decisions = new ArrayList<>();
+		for (int i = 1; i < reply.size(); i += 3) {
+			long remaining = (Long) reply.get(i);
+			long reset = (Long) reply.get(i + 1);
+			long wait = (Long) reply.get(i + 2);
+			decisions.add((remaining >= 0) ? new Decision(true, remaining, reset, 0, wait)
+					: new Decision(false, -1 - remaining, reset, wait, 0));
 		}
-		return flags;
+		return decisions;
 	}
 
 	private Decision tokenBucket(long now, long capacity, long interval, long cost) {
@@ -692,7 +708,7 @@ class LuaScriptsTest {
 					.toList());
 			}
 			else {
-				values.put(key, redisConnection.template().opsForValue().get(key));
+				values.put(key, RedisValues.value(redisConnection.template(), key));
 			}
 		}
 		return values;

@@ -42,10 +42,12 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.core.CircuitBreaker.State;
 import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.pipeline.RateLimitResponses;
 import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
@@ -72,6 +74,11 @@ class RedisFailureIntegrationTest {
 
 	/** ratelimit.redis.timeout of the application. */
 	private static final Duration REDIS_TIMEOUT = Duration.ofMillis(200);
+
+	/** The global bucket of the limit {@code open}, named in the key by its id. */
+	private static final String OPEN_KEY = "ratelimit:{global}:" + limitId("open");
+
+	private static final String OPEN_AFTER_KEY = "ratelimit:{global}:" + limitId("open-after");
 
 	@Test
 	void redisKilledDuringLoadNeverCausesA5xxAndThisInstanceFallsBackToHalfTheQuota(CapturedOutput output)
@@ -192,11 +199,11 @@ class RedisFailureIntegrationTest {
 			System.out.println("Decisions back on Redis " + recovery.toMillis() + "ms after its restart");
 
 			// Redis decides again: a limit first used now gets its key there
-			assertThat(redisCommand(redis.port(), "EXISTS", "ratelimit:{global}:open-after")).isEqualTo(0L);
+			assertThat(redisCommand(redis.port(), "EXISTS", OPEN_AFTER_KEY)).isEqualTo(0L);
 			await().atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(20))
 				.until(() -> quota(http.get("/open-after")) == 20);
-			assertThat(redisCommand(redis.port(), "EXISTS", "ratelimit:{global}:open-after")).isEqualTo(1L);
+			assertThat(redisCommand(redis.port(), "EXISTS", OPEN_AFTER_KEY)).isEqualTo(1L);
 			await().atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(20))
 				.until(() -> http.get("/closed").statusCode() == 200);
@@ -271,8 +278,8 @@ class RedisFailureIntegrationTest {
 				.pollInterval(Duration.ofMillis(20))
 				.until(() -> quota(http.get("/open")) == 20);
 			List<HostAndPort> mastersBefore = cluster.masters();
-			HostAndPort owner = ownerOf(mastersBefore, "ratelimit:{global}:open");
-			assertThat(redisCommand(owner.port(), "EXISTS", "ratelimit:{global}:open")).isEqualTo(1L);
+			HostAndPort owner = ownerOf(mastersBefore, OPEN_KEY);
+			assertThat(redisCommand(owner.port(), "EXISTS", OPEN_KEY)).isEqualTo(1L);
 
 			AtomicBoolean stop = new AtomicBoolean();
 			Queue<HttpResponse<String>> answers = new ConcurrentLinkedQueue<>();
@@ -299,7 +306,7 @@ class RedisFailureIntegrationTest {
 				await().atMost(Duration.ofSeconds(20))
 					.pollInterval(Duration.ofMillis(100))
 					.until(() -> quota(http.get("/open-after")) == 20);
-				assertThat(redisCommand(promoted.port(), "EXISTS", "ratelimit:{global}:open-after")).isEqualTo(1L);
+				assertThat(redisCommand(promoted.port(), "EXISTS", OPEN_AFTER_KEY)).isEqualTo(1L);
 				stop.set(true);
 				client.get(30, TimeUnit.SECONDS);
 			}
@@ -386,6 +393,10 @@ class RedisFailureIntegrationTest {
 	}
 
 	/** Plain HTTP/1.1 to the application on loopback. */
+	private static String limitId(String name) {
+		return RateLimit.of(name, Algorithm.TOKEN_BUCKET, 1, Duration.ofHours(1)).id();
+	}
+
 	private static final class Http {
 
 		private final HttpClient client = HttpClient.newBuilder()

@@ -40,14 +40,14 @@ class RedisPlanChangeTest extends PlanChangeContractTest {
 	}
 
 	@Test
-	void bucketWrittenBeforeIntervalsWereRecordedIsReadAtTheCurrentInterval() {
+	void aValueOfAnotherFormatIsReadAsAFullBucketAndReplaced() {
 		RateLimit limit = RateLimit.of("legacy", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
 		Acquisition acquisition = new Acquisition(limit, "user:alice", 1);
 		String key = ((RedisRateLimitStore) store()).key(acquisition);
-		// a bare timestamp: 4 tokens of 100ms owed at the contract's start time
-		redisConnection.template().opsForValue().set(key, Long.toString(T0 + 400_000));
-		assertThat(store().tryAcquire(List.of(acquisition)).decisions().get(0).remaining()).isEqualTo(5);
-		assertThat(redisConnection.template().opsForValue().get(key)).isEqualTo((T0 + 500_000) + ":100000");
+		// the text format of earlier versions, which named their keys differently
+		redisConnection.template().opsForValue().set(key, (T0 + 400_000) + ":100000");
+		assertThat(store().tryAcquire(List.of(acquisition)).decisions().get(0).remaining()).isEqualTo(9);
+		assertThat(RedisValues.value(redisConnection.template(), key)).isEqualTo((T0 + 100_000) + ":100000");
 	}
 
 }

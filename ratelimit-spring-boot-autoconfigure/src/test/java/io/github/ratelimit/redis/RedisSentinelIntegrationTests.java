@@ -22,8 +22,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.ObservedRateLimitStore;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +40,9 @@ class RedisSentinelIntegrationTests {
 
 	private static final String MASTER_NAME = "mymaster";
 
-	private static final String KEY = "ratelimit:{ip:127.0.0.1}:GET /r/{id}";
+	/** The limit {@code GET /r/{id}}, named in the key by its id. */
+	private static final String KEY = "ratelimit:{ip:127.0.0.1}:" + RateLimit.of("GET /r/{id}", Algorithm.TOKEN_BUCKET,
+			1, Duration.ofHours(1)).id();
 
 	private static RedisTestServer master;
 

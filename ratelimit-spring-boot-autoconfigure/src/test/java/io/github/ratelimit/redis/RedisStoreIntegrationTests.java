@@ -30,7 +30,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,7 +47,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DirtiesContext
 class RedisStoreIntegrationTests {
 
-	private static final String KEY = "ratelimit:{ip:127.0.0.1}:GET /r/{id}";
+	/** The limit {@code GET /r/{id}}, named in the key by its id. */
+	private static final String KEY = "ratelimit:{ip:127.0.0.1}:" + RateLimit.of("GET /r/{id}", Algorithm.TOKEN_BUCKET,
+			1, Duration.ofHours(1)).id();
 
 	private static HttpClient client;
 
@@ -99,7 +103,8 @@ class RedisStoreIntegrationTests {
 
 		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
 		assertThat(redis.keys("ratelimit:*")).containsExactly(KEY);
-		assertThat(redis.opsForValue().get(KEY)).matches("\\d{16}:\\d+");
+		// the time the bucket is full again and the interval it was computed with (20 minutes)
+		assertThat(RedisValues.value(redis, KEY)).matches("\\d{16}:1200000000");
 		assertThat(redis.getExpire(KEY)).isBetween(3_500L, 3_600L);
 	}
 
@@ -117,8 +122,8 @@ class RedisStoreIntegrationTests {
 		assertThat(exhausted.body()).contains("\"store\":\"redis\"", "\"exists\":true", "\"limit\":3",
 				"\"remaining\":0");
 		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
-		String other = "ratelimit:{ip:192.0.2.1}:GET /r/{id}";
-		redis.opsForValue().set(other, redis.opsForValue().get(KEY));
+		String other = KEY.replace("{ip:127.0.0.1}", "{ip:192.0.2.1}");
+		RedisValues.copy(redis, KEY, other);
 
 		HttpResponse<String> reset = send(HttpRequest.newBuilder(uri(bucket)).DELETE());
 		assertThat(reset.statusCode()).isEqualTo(200);

@@ -34,7 +34,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.ratelimit.benchmarks.redis.RedisDeciders.Decider;
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.redis.RedisScripts;
@@ -54,9 +56,9 @@ import io.github.ratelimit.redis.RedisScripts;
  * {@code java -cp benchmarks.jar io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark
  * --port 6379 [--seconds 8] [--warmup 2] [--rounds 3] [--callers 1,8,64]
  * [--workloads hot,many] [--limiters ours,bucket4j,gateway] [--identities 100000]};
- * {@code ... RedisDecisionBenchmark script} prints the script the store runs. The Redis
- * server must be one started for the benchmark ({@code benchmarks/redis-bench.sh} does):
- * the run flushes it and resets its statistics.
+ * {@code ... RedisDecisionBenchmark script} prints the script the store runs for token
+ * buckets. The Redis server must be one started for the benchmark
+ * ({@code benchmarks/redis-bench.sh} does): the run flushes it and resets its statistics.
  */
 public final class RedisDecisionBenchmark {
 
@@ -79,7 +81,7 @@ public final class RedisDecisionBenchmark {
 	 */
 	public static void main(String[] args) throws InterruptedException {
 		if (args.length > 0 && args[0].equals("script")) {
-			System.out.print(RedisScripts.acquire().getScriptAsString());
+			System.out.print(RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))).getScriptAsString());
 			return;
 		}
 		Map<String, String> options = options(args);
@@ -289,7 +291,8 @@ public final class RedisDecisionBenchmark {
 	 * one limit, its algorithm, capacity, emission interval and the cost).
 	 */
 	private static List<String> ceilingCall(RedisCommands<String, String> admin) {
-		RedisScript<?> script = RedisScripts.acquire();
+		// the script the store sends for requests whose limits are token buckets
+		RedisScript<?> script = RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET)));
 		String sha = admin.scriptLoad(script.getScriptAsString());
 		RateLimit limit = RedisDeciders.limit();
 		String key = new RedisRateLimitStore(new LettuceConnectionFactory(), RedisDeciders.KEY_PREFIX)
