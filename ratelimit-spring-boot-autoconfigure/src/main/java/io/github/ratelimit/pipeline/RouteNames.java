@@ -1,6 +1,13 @@
 package io.github.ratelimit.pipeline;
 
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Method;
+import java.util.HashSet;
 import java.util.Set;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 
 /**
  * Names of unnamed handler limits: the HTTP method and the route template. A handler
@@ -26,6 +33,26 @@ public final class RouteNames {
 		}
 		String method = ("HEAD".equals(requestMethod) && !declaredMethods.contains("HEAD")) ? "GET" : requestMethod;
 		return method + " " + pattern;
+	}
+
+	/**
+	 * The HTTP methods a handler is mapped to, combining the mappings of its type and its
+	 * method as Spring MVC and WebFlux do.
+	 * @param beanType the handler's type
+	 * @param method the handler method
+	 * @return the methods, empty when the handler takes every method
+	 */
+	public static Set<String> declaredMethods(Class<?> beanType, Method method) {
+		Set<String> methods = new HashSet<>();
+		for (AnnotatedElement element : new AnnotatedElement[] { beanType, method }) {
+			RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(element, RequestMapping.class);
+			if (mapping != null) {
+				for (RequestMethod requestMethod : mapping.method()) {
+					methods.add(requestMethod.name());
+				}
+			}
+		}
+		return Set.copyOf(methods);
 	}
 
 }

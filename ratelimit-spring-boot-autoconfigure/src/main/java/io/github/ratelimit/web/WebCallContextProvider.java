@@ -1,8 +1,6 @@
 package io.github.ratelimit.web;
 
-import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,9 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -82,22 +77,8 @@ public final class WebCallContextProvider implements CallContextProvider {
 			return null;
 		}
 		Set<String> declared = this.declaredMethods.computeIfAbsent(handler.getMethod(),
-				(method) -> declaredMethods(handler));
+				(method) -> RouteNames.declaredMethods(handler.getBeanType(), handler.getMethod()));
 		return RouteNames.of(declared, request.getMethod(), pattern.toString());
-	}
-
-	/** The methods a handler is mapped to, combining its type and method mappings as Spring MVC does. */
-	static Set<String> declaredMethods(HandlerMethod handler) {
-		Set<String> methods = new HashSet<>();
-		for (AnnotatedElement element : new AnnotatedElement[] { handler.getBeanType(), handler.getMethod() }) {
-			RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(element, RequestMapping.class);
-			if (mapping != null) {
-				for (RequestMethod method : mapping.method()) {
-					methods.add(method.name());
-				}
-			}
-		}
-		return Set.copyOf(methods);
 	}
 
 }

@@ -1,10 +1,8 @@
 package io.github.ratelimit.webflux;
 
-import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,10 +11,8 @@ import java.util.stream.Collectors;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.util.MultiValueMap;
-import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.HandlerMapping;
@@ -139,7 +135,8 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 		}
 		Method method = handler.getMethod();
 		PathPattern pattern = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-		Set<String> declared = this.declaredMethods.computeIfAbsent(method, (key) -> declaredMethods(handler));
+		Set<String> declared = this.declaredMethods.computeIfAbsent(method,
+				(key) -> RouteNames.declaredMethods(handler.getBeanType(), key));
 		String route = (pattern != null) ? RouteNames.of(declared, request.method(), pattern.getPatternString()) : null;
 		StandardEvaluationContext evaluation = null;
 		List<Acquisition> acquisitions = new ArrayList<>(2);
@@ -208,20 +205,6 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 		}
 		evaluation.setVariable("request", exchange.getRequest());
 		return evaluation;
-	}
-
-	/** The methods a handler is mapped to, combining its type and method mappings as WebFlux does. */
-	private static Set<String> declaredMethods(HandlerMethod handler) {
-		Set<String> methods = new HashSet<>();
-		for (AnnotatedElement element : new AnnotatedElement[] { handler.getBeanType(), handler.getMethod() }) {
-			RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(element, RequestMapping.class);
-			if (mapping != null) {
-				for (RequestMethod method : mapping.method()) {
-					methods.add(method.name());
-				}
-			}
-		}
-		return Set.copyOf(methods);
 	}
 
 	/**

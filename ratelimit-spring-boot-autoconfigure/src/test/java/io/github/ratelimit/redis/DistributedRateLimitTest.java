@@ -41,6 +41,7 @@ import org.springframework.web.bind.annotation.RestController;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -141,7 +142,8 @@ class DistributedRateLimitTest {
 		assertThat(rejected.get(0) + rejected.get(1)).as(counts).isEqualTo(REQUESTS - CAPACITY);
 		assertThat(admitted.get(0) + rejected.get(0)).as(counts).isEqualTo(REQUESTS / 2);
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTestServer.shared().connectionFactory());
-		String key = KEY_PREFIX + "{global}:GET " + path;
+		String key = KEY_PREFIX + "{global}:"
+				+ RateLimit.of("GET " + path, Algorithm.TOKEN_BUCKET, CAPACITY, Duration.ofMinutes(1)).id();
 		assertThat(redis.keys(KEY_PREFIX + "*")).contains(key);
 		assertThat(redis.getExpire(key)).isPositive();
 	}
