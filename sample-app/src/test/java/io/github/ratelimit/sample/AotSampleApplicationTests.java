@@ -23,6 +23,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.RateLimit;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -98,7 +101,9 @@ class AotSampleApplicationTests {
 		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
 		assertThat(rejected.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
 		assertThat(rejected.body()).contains("https://iana.org/assignments/http-problem-types#quota-exceeded");
-		assertThat(redisKeys("sample:rl:*")).contains("sample:rl:{ip:127.0.0.1}:GET /api/orders/{id}");
+		// keys name the limit by its id, derived from the limit's name alone
+		String ordersLimit = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1)).id();
+		assertThat(redisKeys("sample:rl:*")).contains("sample:rl:{ip:127.0.0.1}:" + ordersLimit);
 	}
 
 	@Test
