@@ -11,6 +11,7 @@
 # round, and the script prints every run and the medians. Besides wrk's requests/s and
 # latencies, it reports the CPU time the application used per request (from
 # /proc/<pid>/stat), which other load on the machine disturbs far less than throughput.
+# JAR=<path> measures another build of the sample (an earlier release, for a before/after run).
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
@@ -30,7 +31,7 @@ case "$SAMPLE" in
   webflux) MODULE=sample-webflux-app ;;
   *) echo "SAMPLE must be servlet or webflux: $SAMPLE" >&2; exit 1 ;;
 esac
-JAR=$MODULE/target/$MODULE.jar
+JAR=${JAR:-$MODULE/target/$MODULE.jar}
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-30s}
