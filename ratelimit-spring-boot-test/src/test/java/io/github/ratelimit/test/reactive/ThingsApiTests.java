@@ -18,8 +18,8 @@ import io.github.ratelimit.test.TestRateLimitClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code WebTestClient} example of the README's "Testing your limits", as written
- * there, against the reactive application on a real server.
+ * The {@code WebTestClient} example of "Testing your limits" ({@code docs/testing.md}),
+ * as written there, against the reactive application on a real server.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "spring.main.web-application-type=reactive")
 @AutoConfigureWebTestClient

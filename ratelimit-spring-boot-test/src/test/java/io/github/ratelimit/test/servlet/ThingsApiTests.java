@@ -15,8 +15,8 @@ import io.github.ratelimit.test.AutoConfigureRateLimitTest;
 import io.github.ratelimit.test.TestRateLimitClock;
 
 /**
- * The servlet application on a real server, called with {@code RestTestClient} as the
- * README shows.
+ * The servlet application on a real server, called with {@code RestTestClient} as
+ * "Testing your limits" ({@code docs/testing.md}) shows.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @AutoConfigureRestTestClient

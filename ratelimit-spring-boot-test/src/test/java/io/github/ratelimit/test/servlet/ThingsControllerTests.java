@@ -16,7 +16,8 @@ import io.github.ratelimit.test.TestRateLimitClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The MockMvc example of the README's "Testing your limits", as written there.
+ * The MockMvc example of "Testing your limits" ({@code docs/testing.md}), as written
+ * there.
  */
 @WebMvcTest(ThingsController.class)
 @AutoConfigureRateLimitTest
