@@ -10,7 +10,8 @@
 -- ARGV[3]  number of limits n
 -- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc, followed by '!'
 --          for a shadow limit, whose rejection does not stop the others), capacity,
---          parameter (emission interval µs for tb and lb, period µs otherwise), cost
+--          parameter (emission interval µs for tb and lb, period µs otherwise, or the
+--          window boundaries of a calendar quota, see rl_parameter), cost
 -- ARGV[4+4n] optional: least TTL in milliseconds (tests with an explicit now); '' for the
 --          default
 -- ARGV[5+4n] optional: longest wait in microseconds for a reserved slot (callers waiting
@@ -57,7 +58,7 @@ for i = 4, options - 1, 4 do
   if entry == nil then
     return redis.error_reply('unknown algorithm ' .. tostring(code))
   end
-  local capacity, param, cost = tonumber(argv[i + 1]), tonumber(argv[i + 2]), tonumber(argv[i + 3])
+  local capacity, param, cost = tonumber(argv[i + 1]), rl_parameter(argv[i + 2]), tonumber(argv[i + 3])
   if refund then
     entry.refund(k, now, capacity, param, cost)
   else

@@ -7,7 +7,8 @@
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  number of limits n
 -- ARGV[3..] per limit, three values: algorithm (tb | lb | fw | swl | swc), capacity,
---          parameter (emission interval µs for tb and lb, period µs otherwise)
+--          parameter (emission interval µs for tb and lb, period µs otherwise, or the
+--          window boundaries of a calendar quota, see rl_parameter)
 -- Reply    {now, then per limit: exists (1|0), allowed (1|0), remaining, reset_us,
 --          retry_after_us}
 --
@@ -22,7 +23,7 @@ local k = 1
 for i = 0, n - 1 do
   local code = ARGV[3 + i * 3]
   local capacity = tonumber(ARGV[4 + i * 3])
-  local param = tonumber(ARGV[5 + i * 3])
+  local param = rl_parameter(ARGV[5 + i * 3])
   local entry = rl_algorithm(code)
   if entry == nil then
     return redis.error_reply('unknown algorithm ' .. tostring(code))

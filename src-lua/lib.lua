@@ -51,8 +51,27 @@ end
 --           with the state its decide returned
 --   refund  function(k, timestamp, capacity, param, cost) giving back an acquisition made
 --           at `timestamp`
--- param is the emission interval in microseconds for the buckets, the period otherwise.
+-- param is the emission interval in microseconds for the buckets, the period otherwise;
+-- for a calendar quota (a fixed window per calendar day, week or month in a time zone) it
+-- is the list of window boundaries rl_parameter reads.
 local rl_algorithms = {}
+
+-- A limit's parameter as the drivers receive it: a number, or for a calendar quota the
+-- boundaries of its windows around the application's present, as increasing epoch
+-- microseconds separated by spaces ("<previous> <current> <next> <after next>"), which the
+-- application computes with its time zone rules, since Redis has none. Returns a number or
+-- a list of numbers.
+local function rl_parameter(text)
+  local param = tonumber(text)
+  if param ~= nil then
+    return param
+  end
+  local boundaries = {}
+  for boundary in string.gmatch(text, '%-?%d+') do
+    boundaries[#boundaries + 1] = tonumber(boundary)
+  end
+  return boundaries
+end
 
 -- The entry of an algorithm, defined on first use; nil for an unknown code.
 local function rl_algorithm(code)

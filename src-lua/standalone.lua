@@ -9,7 +9,7 @@
 local function rl_standalone(code, max_delay_at)
   local entry = rl_algorithm(code)
   local now = rl_now(ARGV[1])
-  local capacity, param, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+  local capacity, param, cost = tonumber(ARGV[3]), rl_parameter(ARGV[4]), tonumber(ARGV[5])
   if ARGV[2] == 'refund' then
     entry.refund(1, now, capacity, param, cost)
     return { now }

@@ -15,7 +15,10 @@ public enum Algorithm {
 	 */
 	LEAKY_BUCKET,
 
-	/** At most {@code capacity} per window of length {@code period}, windows aligned to the epoch. */
+	/**
+	 * At most {@code capacity} per window of length {@code period}, windows aligned to the
+	 * epoch; or per calendar day, week or month in a time zone (see {@link CalendarPeriod}).
+	 */
 	FIXED_WINDOW,
 
 	/** Exactly at most {@code capacity} in any interval of length {@code period}. */

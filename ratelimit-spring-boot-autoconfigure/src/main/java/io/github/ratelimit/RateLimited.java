@@ -111,6 +111,28 @@ public @interface RateLimited {
 	String maxWait() default "";
 
 	/**
+	 * Calendar unit whose windows this limit counts: {@link CalendarPeriod#DAY},
+	 * {@link CalendarPeriod#WEEK} (from Monday) or {@link CalendarPeriod#MONTH}, each
+	 * starting at local midnight in {@link #timeZone()}. A calendar quota is a
+	 * {@link Algorithm#FIXED_WINDOW fixed window} (the algorithm need not be set) and takes
+	 * no {@link #period()}. {@link CalendarPeriod#NONE} means "take it from the policy"
+	 * (windows of the period when the policy sets none either).
+	 * <pre class="code">
+	 * &#64;RateLimited(capacity = 10_000, calendar = CalendarPeriod.DAY, timeZone = "Europe/Berlin")
+	 * </pre>
+	 * @return the calendar unit
+	 */
+	CalendarPeriod calendar() default CalendarPeriod.NONE;
+
+	/**
+	 * Time zone of a {@link #calendar()} quota, whose local midnight starts its windows: a
+	 * region such as {@code "Europe/Berlin"} or an offset such as {@code "+02:00"}. Empty
+	 * means "take it from the policy" (UTC when the policy sets none either).
+	 * @return the time zone id
+	 */
+	String timeZone() default "";
+
+	/**
 	 * Container of repeated {@link RateLimited} annotations.
 	 */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -190,10 +190,14 @@ public class RateLimitsEndpoint {
 	 * @param plans by plan name, the values requests of that plan get instead, drawing
 	 * from the same buckets; empty when the policy has no plans
 	 * @param guards the places applying the limit; empty for a policy no place uses
+	 * @param calendar the calendar unit of a calendar quota ({@code DAY}, {@code WEEK} or
+	 * {@code MONTH}), whose windows turn over at local midnight; {@code null} otherwise
+	 * @param timeZone the time zone of a calendar quota, such as {@code Europe/Berlin};
+	 * {@code null} otherwise
 	 */
 	public record LimitDescriptor(String name, String id, String algorithm, long capacity, long refillTokens,
 			String period, String failMode, boolean shadow, String policy, CandidateDescriptor candidate,
-			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards) {
+			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards, String calendar, String timeZone) {
 
 		static LimitDescriptor of(List<ResolvedLimit> places, String policy) {
 			ResolvedLimit first = places.get(0);
@@ -209,7 +213,9 @@ public class RateLimitsEndpoint {
 			first.definition().plans().forEach((plan, planLimit) -> plans.put(plan, PlanDescriptor.of(planLimit)));
 			return new LimitDescriptor(limit.name(), limit.id(), limit.algorithm().name(), limit.capacity(),
 					limit.refillTokens(), limit.period().toString(), limit.failMode().name(), limit.shadow(), policy,
-					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, plans, List.copyOf(guards));
+					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, plans, List.copyOf(guards),
+					limit.isCalendar() ? limit.calendar().name() : null,
+					limit.isCalendar() ? limit.timeZone().getId() : null);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.pipeline.HeaderStyle;
@@ -536,6 +538,32 @@ public class RateLimitProperties {
 		 * Per-plan overrides of capacity, refill-tokens and period, by plan name; a request of no plan, or of one not listed, gets the policy's own values.
 		 */
 		private Map<String, Parameters> plans = new LinkedHashMap<>();
+
+		/**
+		 * Calendar unit (day, week or month) whose windows this fixed-window limit counts, turning over at local midnight in time-zone; none means windows of the period.
+		 */
+		private CalendarPeriod calendar;
+
+		/**
+		 * Time zone whose local midnight starts the windows of a calendar quota; unset means UTC.
+		 */
+		private ZoneId timeZone;
+
+		public CalendarPeriod getCalendar() {
+			return this.calendar;
+		}
+
+		public void setCalendar(CalendarPeriod calendar) {
+			this.calendar = calendar;
+		}
+
+		public ZoneId getTimeZone() {
+			return this.timeZone;
+		}
+
+		public void setTimeZone(ZoneId timeZone) {
+			this.timeZone = timeZone;
+		}
 
 		public Parameters getCandidate() {
 			return this.candidate;

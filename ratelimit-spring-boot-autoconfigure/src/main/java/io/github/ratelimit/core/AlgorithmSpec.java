@@ -23,6 +23,9 @@ import io.github.ratelimit.Algorithm;
  */
 public final class AlgorithmSpec {
 
+	/** A day: more than any change of a time zone's offset lengthens a calendar window by. */
+	private static final long CALENDAR_MARGIN_MICROS = 86_400_000_000L;
+
 	private static final Map<Algorithm, AlgorithmSpec> SPECS = specs(
 			spec(Algorithm.TOKEN_BUCKET, TokenBucket::new).redis("token_bucket.lua", "tb").bucket().reserves(),
 			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb")
@@ -171,7 +174,7 @@ public final class AlgorithmSpec {
 
 	/**
 	 * Whether the algorithm counts per window aligned to the epoch, whose length is the
-	 * period.
+	 * period (or, for a calendar quota, per calendar window).
 	 * @return whether its windows are aligned
 	 */
 	public boolean windowsAligned() {
@@ -200,11 +203,14 @@ public final class AlgorithmSpec {
 	 * Time after the last request at which a bucket's state no longer matters: one quota
 	 * window, or two for the sliding window counter, whose previous window still weighs
 	 * during the next.
+	 * A calendar quota's window may be longer than its nominal length when the zone's
+	 * offset changes within it, so it is remembered a day longer.
 	 * @param limit a limit of this algorithm
 	 * @return microseconds
 	 */
 	public long idleTtlMicros(RateLimit limit) {
-		return this.windowsRemembered * quotaWindowMicros(limit);
+		long ttl = this.windowsRemembered * quotaWindowMicros(limit);
+		return limit.isCalendar() ? ttl + CALENDAR_MARGIN_MICROS : ttl;
 	}
 
 	@Override

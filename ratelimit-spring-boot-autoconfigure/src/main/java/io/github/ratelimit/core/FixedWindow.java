@@ -3,11 +3,15 @@ package io.github.ratelimit.core;
 import io.github.ratelimit.Algorithm;
 
 /**
- * Counter per window of length {@code period}, windows aligned to the epoch.
+ * Counter per window: of length {@code period} aligned to the epoch, or a calendar day,
+ * week or month in the limit's time zone for a calendar quota. The state remembers where
+ * its window ends, so that a calendar window's boundaries are computed once per window.
  */
 final class FixedWindow implements BucketState {
 
 	private long windowStart = Long.MIN_VALUE;
+
+	private long windowEnd = Long.MIN_VALUE;
 
 	private long count;
 
@@ -25,23 +29,36 @@ final class FixedWindow implements BucketState {
 
 	@Override
 	public void check(RateLimit limit, long now, long cost, long maxDelay, MutableDecision into) {
-		long period = limit.periodMicros();
-		long window = now - Math.floorMod(now, period);
-		long used = (this.windowStart == window) ? this.count : 0;
-		long untilEnd = window + period - now;
+		long window;
+		long end;
+		long used;
+		if (current(now)) {
+			window = this.windowStart;
+			end = this.windowEnd;
+			used = this.count;
+		}
+		else {
+			window = limit.windowStartMicros(now);
+			end = limit.windowEndMicros(window);
+			used = 0;
+		}
+		long untilEnd = end - now;
 		if (used + cost <= limit.capacity()) {
 			into.set(limit, true, limit.capacity() - used - cost, untilEnd, 0, 0);
 		}
 		else {
 			into.set(limit, false, Math.max(0, limit.capacity() - used), untilEnd, untilEnd, 0);
 		}
+		if (limit.isCalendar()) {
+			into.inWindow(end - window);
+		}
 	}
 
 	@Override
 	public void commit(RateLimit limit, long now, long cost) {
-		long window = now - Math.floorMod(now, limit.periodMicros());
-		if (this.windowStart != window) {
-			this.windowStart = window;
+		if (!current(now)) {
+			this.windowStart = limit.windowStartMicros(now);
+			this.windowEnd = limit.windowEndMicros(this.windowStart);
 			this.count = 0;
 		}
 		this.count += cost;
@@ -49,10 +66,14 @@ final class FixedWindow implements BucketState {
 
 	@Override
 	public void refund(RateLimit limit, long timestamp, long cost) {
-		long window = timestamp - Math.floorMod(timestamp, limit.periodMicros());
-		if (this.windowStart == window) {
+		if (current(timestamp)) {
 			this.count = Math.max(0, this.count - cost);
 		}
+	}
+
+	/** Whether an instant falls in the window this state counts. */
+	private boolean current(long micros) {
+		return micros >= this.windowStart && micros < this.windowEnd;
 	}
 
 }

@@ -21,8 +21,8 @@ import io.github.ratelimit.KeySource;
  * @param maxWait longest time a call waits for a permit instead of being rejected; zero
  * means no waiting
  * @param plans by lowercase plan name, the limit that applies instead of {@code limit} to
- * requests of that plan: the same name (so the same buckets) and algorithm, other
- * parameters
+ * requests of that plan: the same name (so the same buckets), algorithm, calendar and
+ * time zone, other parameters
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
 		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans) {
@@ -45,9 +45,11 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 			if (!plan.equals(plan.toLowerCase(Locale.ROOT))) {
 				throw new IllegalArgumentException("plan names must be lowercase: " + plan);
 			}
-			if (!planLimit.name().equals(limit.name()) || planLimit.algorithm() != limit.algorithm()) {
-				throw new IllegalArgumentException("plan '" + plan + "' must keep the name and algorithm of limit '"
-						+ limit.name() + "': " + planLimit);
+			if (!planLimit.name().equals(limit.name()) || planLimit.algorithm() != limit.algorithm()
+					|| planLimit.calendar() != limit.calendar() || !planLimit.timeZone().equals(limit.timeZone())) {
+				throw new IllegalArgumentException("plan '" + plan
+						+ "' must keep the name, algorithm, calendar and time zone of limit '" + limit.name() + "': "
+						+ planLimit);
 			}
 			if (cost > planLimit.capacity()) {
 				throw new IllegalArgumentException(

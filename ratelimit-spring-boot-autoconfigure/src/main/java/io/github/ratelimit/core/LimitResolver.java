@@ -14,6 +14,7 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitConfigurationException;
@@ -249,7 +250,30 @@ public final class LimitResolver {
 			throw invalid(origins.of(LimitSettings::refillTokens, "refill-tokens"),
 					"refill-tokens must not be negative: " + refill, "Use 0 (refill the capacity) or a positive number");
 		}
-		Duration period = (merged.period() != null) ? merged.period() : Duration.ofSeconds(1);
+		CalendarPeriod calendar = (merged.calendar() != null) ? merged.calendar() : CalendarPeriod.NONE;
+		if (calendar != CalendarPeriod.NONE) {
+			if (merged.algorithm() != null && merged.algorithm() != Algorithm.FIXED_WINDOW) {
+				throw invalid(origins.of(LimitSettings::calendar, "calendar"),
+						"a calendar quota is a fixed window: calendar " + spelled(calendar)
+								+ " cannot be combined with algorithm " + spelled(merged.algorithm()) + " (set by "
+								+ origins.of(LimitSettings::algorithm, "algorithm") + ")",
+						"Remove the algorithm (a calendar implies fixed-window), or remove the calendar");
+			}
+			if (merged.period() != null) {
+				throw invalid(origins.of(LimitSettings::period, "period"),
+						"a calendar quota's window is the calendar " + spelled(calendar) + ", so it takes no period: "
+								+ merged.period(),
+						"Remove the period, or remove the calendar for windows of a fixed length");
+			}
+			algorithm = Algorithm.FIXED_WINDOW;
+		}
+		else if (merged.timeZone() != null) {
+			throw invalid(origins.of(LimitSettings::timeZone, "time-zone"),
+					"time-zone " + merged.timeZone() + " applies to calendar quotas only, and no calendar is set",
+					"Set calendar to day, week or month, or remove the time-zone");
+		}
+		Duration period = (calendar != CalendarPeriod.NONE) ? RateLimit.calendarPeriod(calendar)
+				: (merged.period() != null) ? merged.period() : Duration.ofSeconds(1);
 		if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofMillis(1)) < 0) {
 			throw invalid(origins.of(LimitSettings::period, "period"),
 					"period must be at least 1ms: " + period, "Use a positive duration such as 1s, 15m or PT1H");
@@ -264,7 +288,8 @@ public final class LimitResolver {
 		try {
 			FailMode failMode = (merged.failMode() != null) ? merged.failMode() : this.defaultFailMode;
 			boolean shadow = (merged.shadow() != null) ? merged.shadow() : this.defaultShadow;
-			limit = new RateLimit(name, algorithm, capacity, refill, period, failMode, shadow);
+			limit = new RateLimit(name, algorithm, capacity, refill, period, failMode, shadow, calendar,
+					merged.timeZone());
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(origins.of(LimitSettings::capacity, "capacity"), ex.getMessage(),
@@ -306,9 +331,12 @@ public final class LimitResolver {
 				: (settings.capacity() != null ? 0 : enforced.refillTokens());
 		Duration period = (settings.period() != null) ? settings.period() : enforced.period();
 		Algorithm algorithm = (settings.algorithm() != null) ? settings.algorithm() : enforced.algorithm();
+		// a candidate of a calendar quota counts per calendar window too, unless it changes the windows
+		boolean calendar = enforced.isCalendar() && settings.period() == null && algorithm == Algorithm.FIXED_WINDOW;
 		try {
 			return new RateLimit(name + RateLimit.CANDIDATE_SUFFIX, algorithm, capacity, refill, period, FailMode.OPEN,
-					true);
+					true, calendar ? enforced.calendar() : CalendarPeriod.NONE,
+					calendar ? enforced.timeZone() : RateLimit.DEFAULT_TIME_ZONE);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(origin, ex.getMessage(), "Give the candidate a positive capacity and a period of at least 1ms");
@@ -340,6 +368,12 @@ public final class LimitResolver {
 			long refill = (settings.refillTokens() != null) ? settings.refillTokens()
 					: (settings.capacity() != null ? 0 : enforced.refillTokens());
 			Duration period = (settings.period() != null) ? settings.period() : enforced.period();
+			if (enforced.isCalendar() && settings.period() != null) {
+				throw invalid(origin + ".period",
+						"a plan cannot change the window of a calendar quota, the calendar " + spelled(enforced.calendar())
+								+ ": every plan draws from the same bucket per identity",
+						"Remove it and change the capacity instead");
+			}
 			if (!AlgorithmSpec.of(enforced.algorithm()).planMayChangePeriod() && !period.equals(enforced.period())) {
 				throw invalid(origin + ".period",
 						"a plan of a " + enforced.algorithm() + " policy cannot change the period "
@@ -360,7 +394,7 @@ public final class LimitResolver {
 			}
 			try {
 				plans.put(plan.toLowerCase(Locale.ROOT), new RateLimit(name, enforced.algorithm(), capacity, refill,
-						period, enforced.failMode(), enforced.shadow()));
+						period, enforced.failMode(), enforced.shadow(), enforced.calendar(), enforced.timeZone()));
 			}
 			catch (IllegalArgumentException ex) {
 				throw invalid(origin, ex.getMessage(),
@@ -383,6 +417,8 @@ public final class LimitResolver {
 		sources.put("keyExpression", origins.source(LimitSettings::keyExpression, "key-expression"));
 		sources.put("failMode", origins.source(LimitSettings::failMode, "fail-mode"));
 		sources.put("shadow", origins.source(LimitSettings::shadow, "shadow"));
+		sources.put("calendar", origins.source(LimitSettings::calendar, "calendar"));
+		sources.put("timeZone", origins.source(LimitSettings::timeZone, "time-zone"));
 		return sources;
 	}
 
@@ -396,13 +432,19 @@ public final class LimitResolver {
 		return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
 	}
 
+	/** As properties spell an enum constant, such as {@code fixed-window}. */
+	private static String spelled(Enum<?> value) {
+		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
 	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {
 		return new RateLimitConfigurationException(origin, reason, action);
 	}
 
 	private static String describe(RateLimit limit) {
 		return limit.algorithm() + " capacity=" + limit.capacity() + " refill-tokens=" + limit.refillTokens()
-				+ " period=" + limit.period() + " fail-mode=" + limit.failMode() + " shadow=" + limit.shadow();
+				+ " period=" + limit.period() + " fail-mode=" + limit.failMode() + " shadow=" + limit.shadow()
+				+ (limit.isCalendar() ? " calendar=" + limit.calendar() + " time-zone=" + limit.timeZone() : "");
 	}
 
 	private record Resolved(RateLimit limit, String origin) {

@@ -1,9 +1,11 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 
@@ -22,17 +24,40 @@ import io.github.ratelimit.KeySource;
  * @param failMode what the limit does when its store fails
  * @param shadow whether the limit only records what it would reject
  * @param maxWait longest time a call waits for a permit instead of being rejected
+ * @param calendar the calendar unit a fixed window is aligned to; {@link CalendarPeriod#NONE}
+ * (set explicitly) makes the limit no calendar quota
+ * @param timeZone the time zone of a calendar quota
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait) {
+		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
+		CalendarPeriod calendar, ZoneId timeZone) {
 
 	/** Settings that set nothing. */
 	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null, null,
-			null);
+			null, null, null);
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
 		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+	}
+
+	/**
+	 * Settings that leave the calendar and the time zone unset.
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period
+	 * @param period the period
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression
+	 * @param failMode the fail mode
+	 * @param shadow whether the limit only records what it would reject
+	 * @param maxWait longest time a call waits for a permit
+	 */
+	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
+			List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait) {
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, shadow, maxWait, null,
+				null);
 	}
 
 	/**
@@ -93,7 +118,8 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 				pick(override.refillTokens, this.refillTokens), pick(override.period, this.period),
 				pick(override.cost, this.cost), override.key.isEmpty() ? this.key : override.key,
 				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
-				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait));
+				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait),
+				pick(override.calendar, this.calendar), pick(override.timeZone, this.timeZone));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {

@@ -27,6 +27,9 @@ public final class MutableDecision {
 
 	private long delayMicros;
 
+	/** Length of a calendar quota's window; 0 for the limit's own quota window. */
+	private long windowMicros;
+
 	private long timestampMicros;
 
 	private String store;
@@ -50,6 +53,19 @@ public final class MutableDecision {
 		this.resetMicros = resetMicros;
 		this.retryAfterMicros = retryAfterMicros;
 		this.delayMicros = delayMicros;
+		this.windowMicros = 0;
+		return this;
+	}
+
+	/**
+	 * Writes the length of the window the decision was taken in, for a limit whose windows
+	 * differ in length (a calendar quota); call it after
+	 * {@link #set(RateLimit, boolean, long, long, long, long)}, which forgets it.
+	 * @param windowMicros the window's length
+	 * @return this decision
+	 */
+	public MutableDecision inWindow(long windowMicros) {
+		this.windowMicros = windowMicros;
 		return this;
 	}
 
@@ -59,8 +75,9 @@ public final class MutableDecision {
 	 * @return this decision
 	 */
 	public MutableDecision set(RateLimitDecision decision) {
-		return set(decision.limit(), decision.allowed(), decision.remaining(), decision.resetMicros(),
+		set(decision.limit(), decision.allowed(), decision.remaining(), decision.resetMicros(),
 				decision.retryAfterMicros(), decision.delayMicros());
+		return inWindow(decision.windowMicros());
 	}
 
 	/**
@@ -133,6 +150,15 @@ public final class MutableDecision {
 	}
 
 	/**
+	 * Length of the quota window the decision was taken in.
+	 * @return microseconds
+	 * @see RateLimitDecision#windowMicros()
+	 */
+	public long windowMicros() {
+		return (this.windowMicros > 0) ? this.windowMicros : this.limit.quotaWindowMicros();
+	}
+
+	/**
 	 * The time the store decided at, needed to refund.
 	 * @return microseconds since the epoch
 	 */
@@ -154,7 +180,7 @@ public final class MutableDecision {
 	 */
 	public RateLimitDecision toDecision() {
 		return new RateLimitDecision(this.limit, this.allowed, this.remaining, this.resetMicros,
-				this.retryAfterMicros, this.delayMicros);
+				this.retryAfterMicros, this.delayMicros, windowMicros());
 	}
 
 	/**

@@ -4,11 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 
 /**
@@ -23,9 +25,18 @@ import io.github.ratelimit.FailMode;
  * @param period refill period or window length
  * @param failMode what the limit does when its store cannot answer
  * @param shadow whether the limit only records what it would reject (shadow mode)
+ * @param calendar the calendar unit the windows of a {@link Algorithm#FIXED_WINDOW} limit
+ * are aligned to, or {@link CalendarPeriod#NONE} for windows of the period aligned to the
+ * epoch; a calendar quota's period is {@link #calendarPeriod(CalendarPeriod) the unit's
+ * nominal length}
+ * @param timeZone the time zone whose local midnight starts a calendar quota's windows;
+ * {@link #DEFAULT_TIME_ZONE} for every other limit
  */
 public record RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period,
-		FailMode failMode, boolean shadow) {
+		FailMode failMode, boolean shadow, CalendarPeriod calendar, ZoneId timeZone) {
+
+	/** Time zone of calendar quotas that name none. */
+	public static final ZoneId DEFAULT_TIME_ZONE = ZoneId.of("UTC");
 
 	/** Suffix of the name of a policy's candidate limit, evaluated beside it in shadow mode. */
 	public static final String CANDIDATE_SUFFIX = " (candidate)";
@@ -38,6 +49,20 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		Objects.requireNonNull(algorithm, "algorithm must not be null");
 		Objects.requireNonNull(period, "period must not be null");
 		Objects.requireNonNull(failMode, "failMode must not be null");
+		calendar = (calendar != null) ? calendar : CalendarPeriod.NONE;
+		timeZone = (timeZone != null) ? timeZone : DEFAULT_TIME_ZONE;
+		if (calendar != CalendarPeriod.NONE) {
+			if (algorithm != Algorithm.FIXED_WINDOW) {
+				throw new IllegalArgumentException("a calendar quota is a fixed window, not a " + algorithm);
+			}
+			if (!period.equals(calendarPeriod(calendar))) {
+				throw new IllegalArgumentException("the period of a calendar quota per " + calendar + " is "
+						+ calendarPeriod(calendar) + ": " + period);
+			}
+		}
+		else if (!timeZone.equals(DEFAULT_TIME_ZONE)) {
+			throw new IllegalArgumentException("a time zone applies to calendar quotas only: " + timeZone);
+		}
 		if (name.isBlank()) {
 			throw new IllegalArgumentException("name must not be blank");
 		}
@@ -70,6 +95,22 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 			throw new IllegalArgumentException(
 					"capacity " + capacity + " per " + period + " is too large; use a shorter period");
 		}
+	}
+
+	/**
+	 * Creates a limit that is not a calendar quota.
+	 * @param name the name
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period; 0 means capacity
+	 * @param period the period
+	 * @param failMode what the limit does when its store cannot answer
+	 * @param shadow whether the limit only records what it would reject
+	 */
+	public RateLimit(String name, Algorithm algorithm, long capacity, long refillTokens, Duration period,
+			FailMode failMode, boolean shadow) {
+		this(name, algorithm, capacity, refillTokens, period, failMode, shadow, CalendarPeriod.NONE,
+				DEFAULT_TIME_ZONE);
 	}
 
 	/**
@@ -111,7 +152,7 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		long reducedCapacity = Math.max(1, (long) Math.floor(this.capacity * factor));
 		long reducedRefill = Math.max(1, (long) Math.floor(this.refillTokens * factor));
 		return new RateLimit(this.name, this.algorithm, reducedCapacity, reducedRefill, this.period, this.failMode,
-				this.shadow);
+				this.shadow, this.calendar, this.timeZone);
 	}
 
 	/**
@@ -124,6 +165,69 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	 */
 	public static RateLimit of(String name, Algorithm algorithm, long capacity, Duration period) {
 		return new RateLimit(name, algorithm, capacity, capacity, period);
+	}
+
+	/**
+	 * Creates a calendar quota that fails open: at most {@code capacity} per calendar day,
+	 * week or month in a time zone.
+	 * @param name the name
+	 * @param capacity requests per window
+	 * @param calendar the calendar unit, not {@link CalendarPeriod#NONE}
+	 * @param timeZone the time zone whose local midnight starts the windows
+	 * @return the limit
+	 */
+	public static RateLimit calendar(String name, long capacity, CalendarPeriod calendar, ZoneId timeZone) {
+		return new RateLimit(name, Algorithm.FIXED_WINDOW, capacity, capacity, calendarPeriod(calendar), FailMode.OPEN,
+				false, calendar, timeZone);
+	}
+
+	/**
+	 * The period of a calendar quota: the nominal length of its unit (1 day, 7 days, or 31
+	 * days for a month), which bounds its capacity as a period does; its windows are as long
+	 * as the calendar says.
+	 * @param calendar the calendar unit, not {@link CalendarPeriod#NONE}
+	 * @return the nominal length
+	 */
+	public static Duration calendarPeriod(CalendarPeriod calendar) {
+		return switch (calendar) {
+			case DAY -> Duration.ofDays(1);
+			case WEEK -> Duration.ofDays(7);
+			case MONTH -> Duration.ofDays(31);
+			case NONE -> throw new IllegalArgumentException("not a calendar unit: " + calendar);
+		};
+	}
+
+	/**
+	 * Whether this is a calendar quota, whose windows follow the calendar of its time zone.
+	 * @return whether {@link #calendar()} is a calendar unit
+	 */
+	public boolean isCalendar() {
+		return this.calendar != CalendarPeriod.NONE;
+	}
+
+	/**
+	 * Start of the window of a window algorithm that contains an instant: aligned to the
+	 * epoch, or to the calendar of a calendar quota.
+	 * @param nowMicros the instant
+	 * @return the start of its window, in microseconds since the epoch
+	 */
+	public long windowStartMicros(long nowMicros) {
+		if (this.calendar != CalendarPeriod.NONE) {
+			return CalendarWindows.startMicros(this.calendar, this.timeZone, nowMicros);
+		}
+		return nowMicros - Math.floorMod(nowMicros, periodMicros());
+	}
+
+	/**
+	 * End of the window of a window algorithm that starts at an instant.
+	 * @param windowStartMicros the start of a window, as {@link #windowStartMicros} returns it
+	 * @return the start of the next window, in microseconds since the epoch
+	 */
+	public long windowEndMicros(long windowStartMicros) {
+		if (this.calendar != CalendarPeriod.NONE) {
+			return CalendarWindows.nextStartMicros(this.calendar, this.timeZone, windowStartMicros);
+		}
+		return windowStartMicros + periodMicros();
 	}
 
 	/**
@@ -181,7 +285,9 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 
 	/**
 	 * Time for a whole quota to become available again, as advertised in the
-	 * {@code w} parameter of {@code RateLimit-Policy}.
+	 * {@code w} parameter of {@code RateLimit-Policy}; for a calendar quota, whose windows
+	 * differ in length, the nominal length of its unit (a decision says the length of its
+	 * own window, {@link RateLimitDecision#windowMicros()}).
 	 * @return microseconds
 	 */
 	public long quotaWindowMicros() {

@@ -139,7 +139,7 @@ public final class RateLimitResponses {
 
 	private static String policyItem(RateLimitDecision decision) {
 		return sfString(decision.limit().name()) + ";q=" + decision.limit().capacity() + ";w="
-				+ Math.max(1, ceilSeconds(decision.limit().quotaWindowMicros()));
+				+ Math.max(1, ceilSeconds(decision.windowMicros()));
 	}
 
 	private static String quotaItem(RateLimitDecision decision) {

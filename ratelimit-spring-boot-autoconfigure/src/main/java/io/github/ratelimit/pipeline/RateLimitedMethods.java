@@ -2,7 +2,9 @@ package io.github.ratelimit.pipeline;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -113,6 +115,18 @@ public final class RateLimitedMethods {
 						"Use a duration such as \"2s\" or \"500ms\", or \"0\" to never wait");
 			}
 		}
+		ZoneId timeZone = null;
+		String timeZoneText = annotation.getString("timeZone");
+		if (!timeZoneText.isBlank()) {
+			try {
+				timeZone = ZoneId.of(timeZoneText.trim());
+			}
+			catch (DateTimeException ex) {
+				throw new RateLimitConfigurationException(origin + " (timeZone)",
+						"'" + timeZoneText + "' is not a time zone: " + ex.getMessage(),
+						"Use a region such as \"Europe/Berlin\" or \"America/New_York\", or an offset such as \"+02:00\"");
+			}
+		}
 		String expressionText = annotation.getString("keyExpression");
 		Expression expression = null;
 		if (!expressionText.isBlank()) {
@@ -130,7 +144,7 @@ public final class RateLimitedMethods {
 				(capacity != 0) ? capacity : null, (refill != 0) ? refill : null,
 				(unlessDefault(annotation, "period") != null) ? period : null, unlessDefault(annotation, "cost"),
 				List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)), expressionText, null,
-				null, maxWait);
+				null, maxWait, unlessDefault(annotation, "calendar"), timeZone);
 		return new AnnotatedLimit(name, settings, expression, origin, suffix);
 	}
 

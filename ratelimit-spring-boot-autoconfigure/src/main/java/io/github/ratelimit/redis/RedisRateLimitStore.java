@@ -36,6 +36,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.BucketSnapshot;
+import io.github.ratelimit.core.CalendarWindows;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -54,6 +55,13 @@ import io.github.ratelimit.core.RateLimitStore;
  * When the limits of a request fall into several slots, the slots are decided one after
  * another with one timestamp, and those already consumed are refunded if a later one
  * rejects.
+ * <p>
+ * Redis has no time zone rules, so for a calendar quota the store sends the boundaries of
+ * the windows around the application's present (the start of the previous, the current,
+ * the next and the following window, computed with {@link java.time.zone.ZoneRules} on
+ * the application's clock), and the script counts in the one containing Redis's time.
+ * Application and Redis clocks may thus differ by up to a whole window; a Redis time
+ * outside the windows sent fails the call, which the fail mode then answers.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
@@ -104,6 +112,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final RateLimitClock clock;
 
+	/** The application's clock, which places the boundaries of calendar windows. */
+	private final RateLimitClock applicationClock;
+
 	private final boolean cluster;
 
 	private final Map<RateLimit, EncodedLimit> encodedLimits = new ConcurrentHashMap<>();
@@ -145,6 +156,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				? new LettuceScriptExecutor(lettuce, timeout) : new TemplateScriptExecutor(this.template);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
+		this.applicationClock = (clock != null) ? clock : RateLimitClock.system();
 		this.cluster = isCluster(connectionFactory);
 	}
 
@@ -238,13 +250,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
 		List<String> keys = keys(spec, key(limit, identity));
 		String now = (this.clock != null) ? Long.toString(this.clock.nowMicros()) : "";
+		EncodedLimit encoded = encoded(limit);
 		List<?> reply = this.template.execute(INSPECT, keys, now, "1", spec.redisCode(),
-				Long.toString(limit.capacity()), Long.toString(spec.redisParameter(limit)));
+				Long.toString(limit.capacity()),
+				new String(encoded.parameter(this.applicationClock), StandardCharsets.US_ASCII));
 		if (reply == null || reply.size() < 6) {
 			throw new IllegalStateException("Rate limit inspect script returned no reply");
 		}
-		RateLimitDecision probe = new RateLimitDecision(limit, number(reply, 2) == 1, number(reply, 3),
-				number(reply, 4), number(reply, 5), 0);
+		long reset = number(reply, 4);
+		RateLimitDecision probe = new RateLimitDecision(limit, number(reply, 2) == 1, number(reply, 3), reset,
+				number(reply, 5), 0, encoded.windowMicros(number(reply, 0), reset));
 		return BucketSnapshot.of(probe, identity, number(reply, 1) == 1, RateLimitResult.REDIS);
 	}
 
@@ -326,7 +341,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 			args[a++] = limit.code;
 			args[a++] = limit.capacity;
-			args[a++] = limit.parameter;
+			args[a++] = limit.parameter(this.applicationClock);
 			args[a++] = ascii(call.acquisitions.get(i).cost());
 		}
 		if (options) {
@@ -339,6 +354,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			throw new IllegalStateException("Rate limit script returned no reply");
 		}
 		if (decisions != null) {
+			long decidedAt = number(reply, 0);
 			for (int g = 0; g < group.length; g++) {
 				// remaining when admitted, -1 - remaining when rejected; then reset, then the
 				// delay when admitted or the retry-after when rejected
@@ -347,8 +363,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				long reset = number(reply, base + 1);
 				long wait = number(reply, base + 2);
 				RateLimit limit = call.acquisitions.get(group[g]).limit();
-				decisions[group[g]] = (remaining >= 0) ? new RateLimitDecision(limit, true, remaining, reset, 0, wait)
-						: new RateLimitDecision(limit, false, -1 - remaining, reset, wait, 0);
+				long window = call.limits[group[g]].windowMicros(decidedAt, reset);
+				decisions[group[g]] = (remaining >= 0)
+						? new RateLimitDecision(limit, true, remaining, reset, 0, wait, window)
+						: new RateLimitDecision(limit, false, -1 - remaining, reset, wait, 0, window);
 			}
 		}
 		return number(reply, 0);
@@ -436,8 +454,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	}
 
-	/** What the script receives for a limit, encoded once: its code, capacity, parameter and key parts. */
+	/**
+	 * What the script receives for a limit, encoded once: its code, capacity, parameter and
+	 * key parts; for a calendar quota, the window boundaries around the application's
+	 * present, encoded again when its clock enters the next window.
+	 */
 	private static final class EncodedLimit {
+
+		final RateLimit limit;
 
 		final byte[] code;
 
@@ -453,8 +477,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		/** The limit's algorithm as a bit of a set. */
 		final int algorithm;
 
+		/** A calendar quota's boundaries last sent, or {@code null} before the first call. */
+		private volatile Boundaries boundaries;
+
 		EncodedLimit(RateLimit limit) {
 			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+			this.limit = limit;
 			this.algorithm = 1 << limit.algorithm().ordinal();
 			this.code = (spec.redisCode() + (limit.shadow() ? "!" : "")).getBytes(StandardCharsets.UTF_8);
 			this.capacity = ascii(limit.capacity());
@@ -464,6 +492,48 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				.stream()
 				.map((suffix) -> suffix.getBytes(StandardCharsets.UTF_8))
 				.toArray(byte[][]::new);
+		}
+
+		/**
+		 * The parameter the script receives: the same for every call, except for a calendar
+		 * quota, whose window boundaries around the application's present it is.
+		 */
+		byte[] parameter(RateLimitClock applicationClock) {
+			if (!this.limit.isCalendar()) {
+				return this.parameter;
+			}
+			long now = applicationClock.nowMicros();
+			Boundaries sent = this.boundaries;
+			if (sent == null || now < sent.micros[1] || now >= sent.micros[2]) {
+				long[] micros = CalendarWindows.boundariesAround(this.limit.calendar(), this.limit.timeZone(), now);
+				StringBuilder text = new StringBuilder(68);
+				for (long boundary : micros) {
+					text.append((text.length() > 0) ? " " : "").append(boundary);
+				}
+				sent = new Boundaries(micros, ascii(text.toString()));
+				this.boundaries = sent;
+			}
+			return sent.encoded;
+		}
+
+		/**
+		 * Length of the window a decision at {@code decidedAt} was taken in, whose end is
+		 * {@code resetMicros} later: for a calendar quota the window before that boundary.
+		 */
+		long windowMicros(long decidedAt, long resetMicros) {
+			if (!this.limit.isCalendar()) {
+				return this.limit.quotaWindowMicros();
+			}
+			long end = decidedAt + resetMicros;
+			Boundaries sent = this.boundaries;
+			if (sent != null) {
+				for (int i = 1; i < sent.micros.length; i++) {
+					if (sent.micros[i] == end) {
+						return end - sent.micros[i - 1];
+					}
+				}
+			}
+			return end - CalendarWindows.startMicros(this.limit.calendar(), this.limit.timeZone(), end - 1);
 		}
 
 		/** {@code <prefix>{<identity>}:<limit id>}. */
@@ -478,6 +548,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return key;
 		}
 
+	}
+
+	/** Window boundaries of a calendar quota, in microseconds and as the script receives them. */
+	private record Boundaries(long[] micros, byte[] encoded) {
 	}
 
 	/** Runs the composed script. */

@@ -1,6 +1,9 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,11 +15,15 @@ import org.springframework.security.authentication.UsernamePasswordAuthenticatio
 import org.springframework.security.core.authority.AuthorityUtils;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.LimitSettings;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.pipeline.AuthorityPlanResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,6 +60,41 @@ class PlansAutoConfigurationTests {
 				assertThat(definition.limitFor("pro").period()).isEqualTo(Duration.ofMinutes(1));
 				assertThat(definition.limitFor("enterprise").refillTokens()).isEqualTo(5_000);
 				assertThat(definition.limitFor(null).capacity()).isEqualTo(100);
+			});
+	}
+
+	@Test
+	void calendarQuotaKeepsItsCalendarInEveryPlanAndTheEndpointShowsItsBoundary() {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		long now = TimeUnit.SECONDS.toMicros(ZonedDateTime.of(2026, 3, 28, 20, 0, 0, 0, berlin).toEpochSecond());
+		this.contextRunner.withBean(RateLimitClock.class, () -> () -> now)
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
+					"ratelimit.policies.daily.capacity=100", "ratelimit.policies.daily.calendar=day",
+					"ratelimit.policies.daily.time-zone=Europe/Berlin", "ratelimit.policies.daily.plans.pro.capacity=1000")
+			.run((context) -> {
+				LimitDefinition daily = context.getBean(LimitResolver.class).resolve("daily", LimitSettings.EMPTY, "test");
+				assertThat(daily.limit().algorithm()).as("a calendar implies a fixed window")
+					.isEqualTo(Algorithm.FIXED_WINDOW);
+				assertThat(daily.limitFor("pro").capacity()).isEqualTo(1_000);
+				assertThat(daily.limitFor("pro").calendar()).isEqualTo(CalendarPeriod.DAY);
+				assertThat(daily.limitFor("pro").timeZone()).isEqualTo(berlin);
+				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+				RateLimitsEndpoint.LimitDescriptor listed = ((RateLimitsEndpoint.LimitsDescriptor) endpoint.read(null,
+						null))
+					.limits()
+					.get(0);
+				assertThat(listed.algorithm()).isEqualTo("FIXED_WINDOW");
+				assertThat(listed.calendar()).isEqualTo("DAY");
+				assertThat(listed.timeZone()).isEqualTo("Europe/Berlin");
+				assertThat(context.getBean(RateLimitStore.class).tryAcquire(daily.acquisitions("user:alice", "pro"))
+					.allowed()).isTrue();
+				RateLimitsEndpoint.BucketDescriptor bucket = ((RateLimitsEndpoint.IdentityDescriptor) endpoint
+					.read("daily", "user:alice"))
+					.buckets()
+					.get(0);
+				assertThat(bucket.remaining()).isEqualTo(99);
+				// 20:00 to local midnight
+				assertThat(bucket.reset()).isEqualTo(4 * 3_600);
 			});
 	}
 

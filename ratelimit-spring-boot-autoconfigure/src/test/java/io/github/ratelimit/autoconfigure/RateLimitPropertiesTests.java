@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -9,6 +11,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Policy;
@@ -80,6 +83,19 @@ class RateLimitPropertiesTests {
 		assertThat(policy.getCost()).isNull();
 		assertThat(policy.getKey()).isEmpty();
 		assertThat(policy.getMaxWait()).as("no policy makes a caller wait unless it says so").isNull();
+		assertThat(policy.getCalendar()).isNull();
+		assertThat(policy.getTimeZone()).isNull();
+	}
+
+	@Test
+	void bindsCalendarAndTimeZone() {
+		RateLimitProperties properties = bind(Map.of("ratelimit.policies.daily.calendar", "day",
+				"ratelimit.policies.daily.time-zone", "Europe/Berlin", "ratelimit.routes[0].calendar", "MONTH",
+				"ratelimit.routes[0].time-zone", "+02:00"));
+		assertThat(properties.getPolicies().get("daily").getCalendar()).isEqualTo(CalendarPeriod.DAY);
+		assertThat(properties.getPolicies().get("daily").getTimeZone()).isEqualTo(ZoneId.of("Europe/Berlin"));
+		assertThat(properties.getRoutes().get(0).getCalendar()).isEqualTo(CalendarPeriod.MONTH);
+		assertThat(properties.getRoutes().get(0).getTimeZone()).isEqualTo(ZoneOffset.ofHours(2));
 	}
 
 	@Test

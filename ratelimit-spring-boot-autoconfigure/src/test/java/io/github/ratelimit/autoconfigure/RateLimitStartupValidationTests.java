@@ -27,6 +27,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimited;
 
@@ -500,6 +501,77 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenCalendarIsCombinedWithAnotherAlgorithm() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.daily.capacity=100", "ratelimit.policies.daily.calendar=day",
+					"ratelimit.policies.daily.algorithm=token-bucket")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.daily.calendar",
+					"a calendar quota is a fixed window: calendar day cannot be combined with algorithm token-bucket"
+							+ " (set by ratelimit.policies.daily.algorithm)",
+					"Remove the algorithm (a calendar implies fixed-window)"));
+	}
+
+	@Test
+	void failsWhenCalendarIsCombinedWithAPeriod() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=100",
+					"ratelimit.routes[0].calendar=month", "ratelimit.routes[0].period=30d")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].period",
+					"a calendar quota's window is the calendar month, so it takes no period: PT720H",
+					"Remove the period, or remove the calendar"));
+	}
+
+	@Test
+	void failsWhenTimeZoneIsSetWithoutCalendar() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.daily.capacity=100", "ratelimit.policies.daily.time-zone=Europe/Berlin")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.daily.time-zone",
+					"time-zone Europe/Berlin applies to calendar quotas only", "Set calendar to day, week or month"));
+	}
+
+	@Test
+	void failsWhenTimeZoneIsUnknown() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.daily.capacity=100", "ratelimit.policies.daily.calendar=day",
+					"ratelimit.policies.daily.time-zone=Europe/Berlim")
+			.run((context) -> assertBindFailure(context, "ratelimit.policies.daily.time-zone"));
+	}
+
+	@Test
+	void failsWhenCalendarIsUnknown() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.daily.capacity=100", "ratelimit.policies.daily.calendar=fortnight")
+			.run((context) -> assertBindFailure(context, "ratelimit.policies.daily.calendar"));
+	}
+
+	@Test
+	void failsWhenAPlanChangesTheWindowOfACalendarQuota() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.daily.capacity=100", "ratelimit.policies.daily.calendar=day",
+					"ratelimit.policies.daily.plans.pro.capacity=1000", "ratelimit.policies.daily.plans.pro.period=1h")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.daily.plans.pro.period",
+					"a plan cannot change the window of a calendar quota, the calendar day",
+					"change the capacity instead"));
+	}
+
+	@Test
+	void failsWhenAnnotationTimeZoneIsUnknown() {
+		this.aopContextRunner.withBean(UnknownTimeZoneService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + UnknownTimeZoneService.class.getName() + ".call() (timeZone)",
+					"'Mars/Olympus' is not a time zone", "Use a region such as \"Europe/Berlin\""));
+	}
+
+	@Test
+	void failsWhenAnnotationCombinesCalendarWithAPeriod() {
+		this.aopContextRunner.withBean(CalendarWithPeriodService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + CalendarWithPeriodService.class.getName() + ".call() (period)",
+					"a calendar quota's window is the calendar week, so it takes no period: PT1H",
+					"Remove the period"));
+	}
+
+	@Test
 	void registersTheFailureAnalyzer() {
 		this.contextRunner.withPropertyValues("ratelimit.store=redis").run((context) -> {
 			FailureAnalysis analysis = analyzeAsBootDoes(context.getStartupFailure());
@@ -583,6 +655,22 @@ class RateLimitStartupValidationTests {
 	static class UnnamedService {
 
 		@RateLimited
+		public void call() {
+		}
+
+	}
+
+	static class UnknownTimeZoneService {
+
+		@RateLimited(capacity = 5, calendar = CalendarPeriod.DAY, timeZone = "Mars/Olympus")
+		public void call() {
+		}
+
+	}
+
+	static class CalendarWithPeriodService {
+
+		@RateLimited(capacity = 5, calendar = CalendarPeriod.WEEK, period = "1h")
 		public void call() {
 		}
 

@@ -1,7 +1,10 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -9,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,6 +29,10 @@ public abstract class RateLimitStoreContractTest {
 	protected static final long T0 = MutableClock.DEFAULT_START_MICROS;
 
 	private static final long SECOND = 1_000_000;
+
+	private static final long HOUR = 3_600 * SECOND;
+
+	private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
 
 	private final MutableClock clock = new MutableClock(T0);
 
@@ -530,6 +538,129 @@ public abstract class RateLimitStoreContractTest {
 	}
 
 	@Test
+	void calendarDayTurnsOverAtLocalMidnightNotAtMidnightUtc() {
+		RateLimit limit = RateLimit.calendar("daily", 3, CalendarPeriod.DAY, BERLIN);
+		at(berlin("2026-01-15T23:00"));
+		RateLimitDecision first = acquire(limit, 2);
+		expect(first, true, 1, 0, HOUR);
+		assertThat(first.windowMicros()).as("window").isEqualTo(24 * HOUR);
+		expect(acquire(limit, 2), false, 1, HOUR, HOUR);
+		at(berlin("2026-01-16T00:00") - 1);
+		expect(acquire(limit, 2), false, 1, 1, 1);
+		// local midnight is 23:00 UTC: a new day
+		at(berlin("2026-01-16T00:00"));
+		expect(acquire(limit, 3), true, 0, 0, 24 * HOUR);
+		// midnight UTC (01:00 in Berlin) is nothing special
+		at(berlin("2026-01-16T01:00"));
+		RateLimitDecision rejected = acquire(limit, 1);
+		expect(rejected, false, 0, 23 * HOUR, 23 * HOUR);
+		assertThat(rejected.windowMicros()).as("window").isEqualTo(24 * HOUR);
+	}
+
+	@Test
+	void calendarDayLastsTwentyThreeHoursWhenSummerTimeBegins() {
+		RateLimit limit = RateLimit.calendar("daily-spring", 2, CalendarPeriod.DAY, BERLIN);
+		at(berlin("2026-03-29T00:00"));
+		RateLimitDecision first = acquire(limit, 2);
+		expect(first, true, 0, 0, 23 * HOUR);
+		assertThat(first.windowMicros()).as("window").isEqualTo(23 * HOUR);
+		// 12:00 summer time, eleven hours after midnight: twelve hours of the day are left
+		at(berlin("2026-03-29T12:00"));
+		expect(acquire(limit, 1), false, 0, 12 * HOUR, 12 * HOUR);
+		at(berlin("2026-03-30T00:00") - 1);
+		expect(acquire(limit, 1), false, 0, 1, 1);
+		at(berlin("2026-03-30T00:00"));
+		RateLimitDecision next = acquire(limit, 1);
+		expect(next, true, 1, 0, 24 * HOUR);
+		assertThat(next.windowMicros()).as("window").isEqualTo(24 * HOUR);
+	}
+
+	@Test
+	void calendarDayLastsTwentyFiveHoursWhenSummerTimeEnds() {
+		RateLimit limit = RateLimit.calendar("daily-autumn", 2, CalendarPeriod.DAY, BERLIN);
+		at(berlin("2026-10-25T00:00"));
+		RateLimitDecision first = acquire(limit, 2);
+		expect(first, true, 0, 0, 25 * HOUR);
+		assertThat(first.windowMicros()).as("window").isEqualTo(25 * HOUR);
+		// 24 hours after local midnight it is 23:00 winter time, still the same day
+		at(berlin("2026-10-25T00:00") + 24 * HOUR);
+		RateLimitDecision late = acquire(limit, 1);
+		expect(late, false, 0, HOUR, HOUR);
+		assertThat(late.windowMicros()).as("window").isEqualTo(25 * HOUR);
+		at(berlin("2026-10-26T00:00"));
+		RateLimitDecision next = acquire(limit, 2);
+		expect(next, true, 0, 0, 24 * HOUR);
+		assertThat(next.windowMicros()).as("window").isEqualTo(24 * HOUR);
+	}
+
+	@Test
+	void calendarMonthTurnsOverOnTheFirstAtLocalMidnightWhateverItsLength() {
+		RateLimit limit = RateLimit.calendar("monthly", 5, CalendarPeriod.MONTH, BERLIN);
+		at(berlin("2026-01-20T12:00"));
+		RateLimitDecision january = acquire(limit, 5);
+		expect(january, true, 0, 0, berlin("2026-02-01T00:00") - berlin("2026-01-20T12:00"));
+		assertThat(january.windowMicros()).as("31 days").isEqualTo(31 * 24 * HOUR);
+		at(berlin("2026-02-01T00:00") - 1);
+		expect(acquire(limit, 1), false, 0, 1, 1);
+		at(berlin("2026-02-01T00:00"));
+		RateLimitDecision february = acquire(limit, 4);
+		expect(february, true, 1, 0, 28 * 24 * HOUR);
+		assertThat(february.windowMicros()).as("28 days").isEqualTo(28 * 24 * HOUR);
+		at(berlin("2026-02-28T23:00"));
+		expect(acquire(limit, 2), false, 1, HOUR, HOUR);
+		at(berlin("2026-03-01T00:00"));
+		RateLimitDecision march = acquire(limit, 5);
+		// summer time begins on the 29th: March is an hour short of 31 days
+		expect(march, true, 0, 0, 31 * 24 * HOUR - HOUR);
+		assertThat(march.windowMicros()).as("31 days less an hour").isEqualTo(31 * 24 * HOUR - HOUR);
+	}
+
+	@Test
+	void calendarWeekTurnsOverOnMondayAtLocalMidnight() {
+		RateLimit limit = RateLimit.calendar("weekly", 2, CalendarPeriod.WEEK, BERLIN);
+		// Thursday
+		at(berlin("2026-01-15T10:00"));
+		RateLimitDecision thursday = acquire(limit, 2);
+		expect(thursday, true, 0, 0, berlin("2026-01-19T00:00") - berlin("2026-01-15T10:00"));
+		assertThat(thursday.windowMicros()).as("window").isEqualTo(7 * 24 * HOUR);
+		// Sunday night
+		at(berlin("2026-01-18T23:00"));
+		expect(acquire(limit, 1), false, 0, HOUR, HOUR);
+		// Monday
+		at(berlin("2026-01-19T00:00"));
+		expect(acquire(limit, 2), true, 0, 0, 7 * 24 * HOUR);
+	}
+
+	@Test
+	void calendarRefundGivesBackOnlyWhileItsWindowIsCurrent() {
+		RateLimit limit = RateLimit.calendar("daily-refund", 2, CalendarPeriod.DAY, BERLIN);
+		Acquisition one = new Acquisition(limit, "alice", 1);
+		at(berlin("2026-01-15T23:59:58"));
+		RateLimitResult yesterday = acquireAll(one);
+		RateLimitResult refunded = acquireAll(one);
+		this.store.refund(List.of(one), refunded);
+		expect(acquire(limit, 1), true, 0, 0, 2 * SECOND);
+		at(berlin("2026-01-16T00:00:01"));
+		expect(acquire(limit, 1), true, 1, 0, 24 * HOUR - SECOND);
+		// yesterday's acquisition is not today's to give back
+		this.store.refund(List.of(one), yesterday);
+		expect(acquire(limit, 1), true, 0, 0, 24 * HOUR - SECOND);
+		expect(acquire(limit, 1), false, 0, 24 * HOUR - SECOND, 24 * HOUR - SECOND);
+	}
+
+	@Test
+	void inspectOfACalendarQuotaPointsAtTheNextLocalMidnight() {
+		RateLimit limit = RateLimit.calendar("daily-inspected", 2, CalendarPeriod.DAY, BERLIN);
+		at(berlin("2026-10-25T20:00"));
+		assertThat(acquire(limit, 2).allowed()).isTrue();
+		BucketSnapshot used = this.store.inspect(limit, "alice");
+		assertThat(used.exists()).isTrue();
+		assertThat(used.remaining()).isZero();
+		assertThat(used.retryAfterMicros()).isEqualTo(4 * HOUR);
+		assertThat(used.resetMicros()).isEqualTo(4 * HOUR);
+	}
+
+	@Test
 	void decidesAnEmptyRequestAsAllowed() {
 		RateLimitResult result = this.store.tryAcquire(List.of());
 		assertThat(result.allowed()).isTrue();
@@ -571,6 +702,11 @@ public abstract class RateLimitStoreContractTest {
 
 	private void at(long micros) {
 		this.clock.set(micros);
+	}
+
+	/** An instant given as local date and time in Berlin. */
+	private static long berlin(String localDateTime) {
+		return TimeUnit.SECONDS.toMicros(LocalDateTime.parse(localDateTime).atZone(BERLIN).toEpochSecond());
 	}
 
 	private static void expect(RateLimitDecision decision, boolean allowed, long remaining, long retryAfterMicros,

@@ -43,7 +43,8 @@ class ResolvedLimitSourcesTest {
 				Map.entry("capacity", "ratelimit.policies.search.capacity"), Map.entry("refillTokens", "default"),
 				Map.entry("period", "ratelimit.policies.search.period"), Map.entry("cost", "annotation"),
 				Map.entry("key", "ratelimit.policies.search.key"), Map.entry("keyExpression", "default"),
-				Map.entry("failMode", "ratelimit.policies.search.fail-mode"), Map.entry("shadow", "default"));
+				Map.entry("failMode", "ratelimit.policies.search.fail-mode"), Map.entry("shadow", "default"),
+				Map.entry("calendar", "default"), Map.entry("timeZone", "default"));
 	}
 
 	@Test

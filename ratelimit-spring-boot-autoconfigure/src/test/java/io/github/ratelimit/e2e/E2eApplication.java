@@ -165,6 +165,11 @@ public class E2eApplication {
 			return "routed " + id;
 		}
 
+		@GetMapping("/daily/{id}")
+		String daily(@PathVariable String id) {
+			return "daily " + id;
+		}
+
 		@RateLimited(name = "handler-and-route", capacity = 1, period = "1h", key = KeySource.PRINCIPAL)
 		@GetMapping("/private/both")
 		String both() {

@@ -2,11 +2,18 @@ package io.github.ratelimit.e2e;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+
+import io.github.ratelimit.core.RateLimitClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,6 +26,9 @@ abstract class FrontEndBehaviourTests {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	RateLimitClock clock;
 
 	HttpTestClient http;
 
@@ -57,6 +67,37 @@ abstract class FrontEndBehaviourTests {
 			.contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
 			.contains("\"status\":429")
 			.contains("\"violated-policies\":[\"GET /things/{id}\"]");
+	}
+
+	@Test
+	void calendarQuotaRejectsUntilLocalMidnightOnADaylightSavingChangeDay() {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		long micros = this.clock.nowMicros();
+		Instant now = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000);
+		// 22:30 in Berlin on the next day whose clocks change: a day of 23 or 25 hours
+		LocalDate changeDay = berlin.getRules().nextTransition(now).getDateTimeBefore().toLocalDate();
+		ZonedDateTime evening = changeDay.atTime(22, 30).atZone(berlin);
+		long dayLength = Duration.between(changeDay.atStartOfDay(berlin), changeDay.plusDays(1).atStartOfDay(berlin))
+			.toSeconds();
+		assertThat(dayLength).isIn(23 * 3_600L, 25 * 3_600L);
+		advance(Duration.between(now, evening.toInstant()));
+		HttpResponse<String> first = this.http.get("/daily/1");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"daily\";q=2;w=" + dayLength);
+		assertThat(first.headers().firstValue("RateLimit")).hasValue("\"daily\";r=1;t=5400");
+		assertThat(this.http.get("/daily/2").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = this.http.get("/daily/3");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		// an hour and a half to local midnight
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("5400");
+		assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"daily\";r=0;t=5400");
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"daily\"]");
+		advance(Duration.ofMinutes(90).minusNanos(1_000));
+		assertThat(this.http.get("/daily/4").headers().firstValue("Retry-After")).hasValue("1");
+		advance(Duration.ofNanos(1_000));
+		HttpResponse<String> nextDay = this.http.get("/daily/5");
+		assertThat(nextDay.statusCode()).isEqualTo(200);
+		assertThat(nextDay.headers().firstValue("RateLimit-Policy")).hasValue("\"daily\";q=2;w=86400");
 	}
 
 	@Test

@@ -149,6 +149,11 @@ public class ReactiveE2eApplication {
 			return Mono.just("routed " + id);
 		}
 
+		@GetMapping("/daily/{id}")
+		Mono<String> daily(@PathVariable String id) {
+			return Mono.just("daily " + id);
+		}
+
 		@GetMapping("/private/routed")
 		Mono<String> privateRouted(Principal principal) {
 			return Mono.just(principal.getName());

@@ -1,6 +1,7 @@
 package io.github.ratelimit.pipeline;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletResponse;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -40,6 +42,19 @@ class RateLimitResponsesTests {
 		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000), allowed(BURST, 3, 400_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60, \"burst\";q=5;w=1");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30, \"burst\";r=3;t=1");
+	}
+
+	@Test
+	void advertisesTheLengthOfTheCalendarWindowTheDecisionWasTakenIn() {
+		RateLimit daily = RateLimit.calendar("daily", 100, CalendarPeriod.DAY, ZoneId.of("Europe/Berlin"));
+		long hour = 3_600_000_000L;
+		// the day summer time begins, an hour and a half before midnight
+		RateLimitDecision rejected = new RateLimitDecision(daily, false, 0, 90 * 60_000_000L, 90 * 60_000_000L, 0,
+				23 * hour);
+		ProblemResponse problem = this.writer.rejection(List.of(rejected));
+		assertThat(problem.headers()).containsEntry("RateLimit-Policy", "\"daily\";q=100;w=82800")
+			.containsEntry("RateLimit", "\"daily\";r=0;t=5400")
+			.containsEntry("Retry-After", "5400");
 	}
 
 	@Test

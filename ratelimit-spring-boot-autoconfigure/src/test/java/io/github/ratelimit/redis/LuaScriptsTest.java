@@ -267,6 +267,68 @@ class LuaScriptsTest {
 		assertKeysExpireWithin(Map.of(KEY, 50_000L));
 	}
 
+	// fixed_window.lua for a calendar quota: the application passes the window boundaries
+	// around its present (here days of 23, 24 and 25 hours), the script counts in the one
+	// containing its time
+
+	@Test
+	void calendarQuotaCountsInThePassedWindowThatContainsTheScriptsTime() {
+		long day = 24 * 60 * MINUTE;
+		String boundaries = calendarBoundaries(T0, T0 + day - 60 * MINUTE, T0 + 2 * day - 60 * MINUTE,
+				T0 + 3 * day);
+		long current = T0 + day - 60 * MINUTE;
+		// ten minutes into the current (24-hour) window
+		assertThat(calendarWindow(current + 10 * MINUTE, 3, boundaries, 2))
+			.isEqualTo(allowed(1, day - 10 * MINUTE));
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(current + " 2");
+		assertKeysExpireWithin(Map.of(KEY, (day - 10 * MINUTE) / 1_000));
+		assertThat(calendarWindow(current + 20 * MINUTE, 3, boundaries, 2))
+			.isEqualTo(rejected(1, day - 20 * MINUTE, day - 20 * MINUTE));
+		// a time still in the previous (23-hour) window, as when Redis's clock is behind the
+		// application's at midnight: that window's own count
+		assertThat(calendarWindow(current - MINUTE, 3, boundaries, 3)).isEqualTo(allowed(0, MINUTE));
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(T0 + " 3");
+		// a time in the next (25-hour) window, as when Redis's clock is ahead: a new window
+		long next = T0 + 2 * day - 60 * MINUTE;
+		assertThat(calendarWindow(next + MINUTE, 3, boundaries, 1)).isEqualTo(allowed(2, 25 * 60 * MINUTE - MINUTE));
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo(next + " 1");
+	}
+
+	@Test
+	void calendarQuotaFailsWhenTheScriptsTimeIsOutsideThePassedWindows() {
+		long day = 24 * 60 * MINUTE;
+		String boundaries = calendarBoundaries(T0, T0 + day, T0 + 2 * day, T0 + 3 * day);
+		assertThat(calendarWindow(T0 + day, 3, boundaries, 1)).isEqualTo(allowed(2, day));
+		for (long outside : new long[] { T0 - 1, T0 + 3 * day }) {
+			assertThatException().isThrownBy(() -> calendarWindow(outside, 3, boundaries, 1))
+				.satisfies((ex) -> assertThat(messages(ex)).contains("outside the windows the application sent"));
+		}
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + day) + " 1");
+		// a refund of an acquisition outside them gives nothing back, and fails nothing
+		redisConnection.template().execute(FIXED_WINDOW, List.of(KEY), Long.toString(T0 + 3 * day), "refund", "3",
+				boundaries, "1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + day) + " 1");
+		redisConnection.template().execute(FIXED_WINDOW, List.of(KEY), Long.toString(T0 + day), "refund", "3",
+				boundaries, "1");
+		assertThat(redisConnection.template().opsForValue().get(KEY)).isEqualTo((T0 + day) + " 0");
+	}
+
+	@Test
+	void acquireDecidesACalendarQuotaBesideOtherLimits() {
+		long day = 24 * 60 * MINUTE;
+		String boundaries = calendarBoundaries(T0 - day, T0, T0 + day, T0 + 2 * day);
+		List<Object> reply = acquire(T0 + MINUTE, "acquire",
+				List.of("tb", "5", Long.toString(12 * SECOND), "1", "fw", "2", boundaries, "2"),
+				List.of(key("tb"), key("fw")));
+		assertThat(decisions(reply)).containsExactly(new Decision(true, 4, 12 * SECOND, 0, 0),
+				new Decision(true, 0, day - MINUTE, 0, 0));
+		reply = acquire(T0 + 2 * MINUTE, "acquire",
+				List.of("tb", "5", Long.toString(12 * SECOND), "1", "fw", "2", boundaries, "1"),
+				List.of(key("tb"), key("fw")));
+		assertThat(decisions(reply)).extracting(Decision::allowed).containsExactly(true, false);
+		assertThat(decisions(reply).get(1).retryAfter()).isEqualTo(day - 2 * MINUTE);
+	}
+
 	// sliding_window_log.lua: 3 in any minute
 
 	@Test
@@ -636,6 +698,25 @@ class LuaScriptsTest {
 
 	private Decision fixedWindow(long now, long capacity, long period, long cost) {
 		return decide(FIXED_WINDOW, List.of(KEY), now, capacity, period, cost);
+	}
+
+	/** A calendar quota's parameter: its window boundaries, separated by spaces. */
+	private static String calendarBoundaries(long... boundaries) {
+		StringBuilder text = new StringBuilder();
+		for (long boundary : boundaries) {
+			text.append((text.length() > 0) ? " " : "").append(boundary);
+		}
+		return text.toString();
+	}
+
+	@SuppressWarnings("unchecked")
+	private Decision calendarWindow(long now, long capacity, String boundaries, long cost) {
+		List<Object> reply = redisConnection.template().execute(FIXED_WINDOW, List.of(KEY), Long.toString(now),
+				"acquire", Long.toString(capacity), boundaries, Long.toString(cost));
+		assertThat(reply).hasSize(6);
+		assertThat(reply.get(0)).as("now").isEqualTo(now);
+		return new Decision((Long) reply.get(1) == 1, (Long) reply.get(2), (Long) reply.get(3), (Long) reply.get(4),
+				(Long) reply.get(5));
 	}
 
 	private Decision slidingWindowLog(long now, long capacity, long period, long cost) {

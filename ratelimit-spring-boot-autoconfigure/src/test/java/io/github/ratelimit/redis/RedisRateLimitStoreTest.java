@@ -2,6 +2,9 @@ package io.github.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,6 +16,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.MutableClock;
 import io.github.ratelimit.core.RateLimit;
@@ -64,6 +68,24 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		assertThat(result.allowed()).isTrue();
 		// same machine: Redis TIME lies between the two readings, give or take a millisecond
 		assertThat(result.timestampMicros()).isBetween(before - 1_000, after + 1_000);
+	}
+
+	@Test
+	void decidesACalendarQuotaOnRedisTimeWithinTheApplicationsWindow() {
+		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		ZoneId zone = ZoneId.of("Pacific/Auckland");
+		RateLimit limit = RateLimit.calendar("redis-time-daily", 2, CalendarPeriod.DAY, zone);
+		RateLimitResult result = store.tryAcquire(List.of(new Acquisition(limit, "user:a", 1)));
+		assertThat(result.allowed()).isTrue();
+		// the window of Redis's time ends at the next midnight in Auckland, as Java's zone rules say
+		Instant decided = Instant.ofEpochSecond(0, result.timestampMicros() * 1_000);
+		LocalDate today = LocalDate.ofInstant(decided, zone);
+		long start = today.atStartOfDay(zone).toEpochSecond() * 1_000_000;
+		long end = today.plusDays(1).atStartOfDay(zone).toEpochSecond() * 1_000_000;
+		assertThat(result.decisions().get(0).resetMicros()).isEqualTo(end - result.timestampMicros());
+		assertThat(result.decisions().get(0).windowMicros()).isEqualTo(end - start);
+		String value = redis.opsForValue().get(store.key(new Acquisition(limit, "user:a", 1)));
+		assertThat(value).isEqualTo(start + " 1");
 	}
 
 	@Test
