@@ -9,8 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -103,6 +107,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> INSPECT = RedisScripts.inspect();
+
+	/**
+	 * Where asynchronous calls that cannot be sent without waiting (several Cluster slots,
+	 * a connection still being opened, a factory other than Lettuce's) wait instead of on
+	 * the caller's thread, and where replies are handed on: daemon threads, created as
+	 * needed and dropped when idle.
+	 */
+	private static final Executor OFFLOAD = Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "ratelimit-redis-async");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private final ScriptExecutor executor;
 
@@ -202,6 +218,44 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 		}
 		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), now, RateLimitResult.REDIS);
+	}
+
+	/**
+	 * Decides without holding the calling thread while Redis works: the script is sent
+	 * through Lettuce's asynchronous API and the result completes when its reply arrives
+	 * (or fails after {@code ratelimit.redis.timeout}). A request whose limits span several
+	 * Cluster slots, which are decided one after another, and a connection factory that is
+	 * not Lettuce's, are decided on a pool thread instead, never on the caller's.
+	 */
+	@Override
+	public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		if (acquisitions.isEmpty()) {
+			return CompletableFuture.completedFuture(tryAcquire(acquisitions, maxDelayMicros));
+		}
+		Call call;
+		List<int[]> groups;
+		try {
+			RateLimitStore.requireDistinct(acquisitions);
+			call = new Call(acquisitions);
+			groups = groupBySlot(call);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (groups.size() != 1 || !(this.executor instanceof LettuceScriptExecutor lettuce)) {
+			return CompletableFuture.supplyAsync(() -> tryAcquire(acquisitions, maxDelayMicros), OFFLOAD);
+		}
+		int[] group = groups.get(0);
+		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
+		Invocation invocation = prepare(call, group, now, ACQUIRE, maxDelayMicros);
+		// completed off Lettuce's I/O thread: what the caller does next (a refund, the rest of
+		// the request) must never wait for a reply that only that thread can deliver
+		return lettuce.executeAsync(invocation.script(), invocation.keys(), invocation.args()).thenApplyAsync((reply) -> {
+			RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
+			long timestamp = parse(reply, call, group, decisions);
+			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
+					RateLimitResult.REDIS);
+		}, OFFLOAD);
 	}
 
 	private void refundQuietly(Call call, List<int[]> consumed, long now) {
@@ -319,6 +373,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private long run(Call call, int[] group, long now, byte[] mode, long maxDelayMicros,
 			RateLimitDecision[] decisions) {
+		Invocation invocation = prepare(call, group, now, mode, maxDelayMicros);
+		return parse(this.executor.execute(invocation.script(), invocation.keys(), invocation.args()), call, group,
+				decisions);
+	}
+
+	/** The script, keys and arguments deciding some acquisitions of one slot. */
+	private Invocation prepare(Call call, int[] group, long now, byte[] mode, long maxDelayMicros) {
 		int keyCount = 0;
 		int algorithms = 0;
 		for (int i : group) {
@@ -349,7 +410,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
 			args[a] = ascii(maxDelayMicros);
 		}
-		List<?> reply = this.executor.execute(script(algorithms), keys, args);
+		return new Invocation(script(algorithms), keys, args);
+	}
+
+	/** Fills the decisions of a group from the script's reply; returns the time decided at. */
+	private static long parse(List<?> reply, Call call, int[] group, RateLimitDecision[] decisions) {
 		if (reply == null || reply.isEmpty()) {
 			throw new IllegalStateException("Rate limit script returned no reply");
 		}
@@ -554,6 +619,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private record Boundaries(long[] micros, byte[] encoded) {
 	}
 
+	/** One script call: the script and its keys and arguments. */
+	private record Invocation(Script script, byte[][] keys, byte[][] args) {
+	}
+
 	/** Runs the composed script. */
 	private interface ScriptExecutor {
 
@@ -646,6 +715,63 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
 				return execute(nativeCommands(connection), script, keys, args, deadline);
 			}
+		}
+
+		/**
+		 * Sends the script without waiting for its reply: EVALSHA, then EVAL when the
+		 * server lost the script; fails with {@link QueryTimeoutException} after the
+		 * timeout. Before the shared connection is known, and with a factory that lends a
+		 * connection per call, the call waits for it on a pool thread.
+		 */
+		CompletableFuture<List<?>> executeAsync(Script script, byte[][] keys, byte[][] args) {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
+			if (commands == null) {
+				return CompletableFuture.supplyAsync(() -> execute(script, keys, args), OFFLOAD);
+			}
+			CompletableFuture<List<?>> reply = new CompletableFuture<>();
+			RedisFuture<List<Object>> sent = commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+			sent.whenComplete((value, failure) -> {
+				if (failure == null) {
+					reply.complete(value);
+				}
+				else if (unwrap(failure) instanceof RedisNoScriptException) {
+					commands.<List<Object>>eval(script.bytes(), ScriptOutputType.MULTI, keys, args)
+						.whenComplete((loaded, again) -> complete(reply, loaded, again));
+				}
+				else {
+					complete(reply, null, failure);
+				}
+			});
+			return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS).handle((value, failure) -> {
+				if (failure == null) {
+					return value;
+				}
+				// look the connection up again, through the factory, which may have replaced it
+				this.shared = null;
+				Throwable cause = unwrap(failure);
+				if (cause instanceof TimeoutException) {
+					throw new QueryTimeoutException("Redis did not answer the rate limit script in time", cause);
+				}
+				throw new RedisSystemException("Rate limit script failed: " + cause.getMessage(), cause);
+			});
+		}
+
+		private static void complete(CompletableFuture<List<?>> reply, List<?> value, Throwable failure) {
+			if (failure != null) {
+				reply.completeExceptionally(failure);
+			}
+			else {
+				reply.complete(value);
+			}
+		}
+
+		private static Throwable unwrap(Throwable failure) {
+			Throwable cause = failure;
+			while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+					&& cause.getCause() != null) {
+				cause = cause.getCause();
+			}
+			return cause;
 		}
 
 		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,

@@ -44,6 +44,9 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 
 	private final ObjectProvider<RequestMappingHandlerMapping> mappings;
 
+	/** The mappings in the order the dispatcher asks them, looked up once on first use. */
+	private volatile List<RequestMappingHandlerMapping> ordered;
+
 	/**
 	 * Creates a filter.
 	 * @param limiter the request limiter
@@ -76,7 +79,7 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 			return Mono.just(Optional.empty());
 		}
 		// the first mapping that knows the request, in the order the dispatcher asks them
-		return Flux.fromStream(this.mappings.orderedStream())
+		return Flux.fromIterable(orderedMappings())
 			.concatMap((mapping) -> mapping.getHandler(exchange))
 			.next()
 			.map((handler) -> (handler instanceof HandlerMethod method) ? Optional.of(method)
@@ -90,6 +93,16 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 			return Mono.just(EMPTY_FORM);
 		}
 		return exchange.getFormData();
+	}
+
+	private List<RequestMappingHandlerMapping> orderedMappings() {
+		List<RequestMappingHandlerMapping> mappings = this.ordered;
+		if (mappings == null) {
+			// not per request: looking beans up and sorting them costs more than routing
+			mappings = this.mappings.orderedStream().toList();
+			this.ordered = mappings;
+		}
+		return mappings;
 	}
 
 	private Mono<Void> decide(ServerWebExchange exchange, WebFilterChain chain, Principal principal,

@@ -1,0 +1,47 @@
+package io.github.ratelimit.e2e;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.test.context.ActiveProfiles;
+
+import io.github.ratelimit.core.RateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The behaviour suite on the reactive front end with the buckets in a real Redis, with
+ * BlockHound watching the server's event loops: a decision that waited for Redis on an
+ * event loop would fail its request.
+ */
+@SpringBootTest(classes = { ReactiveE2eApplication.class, RedisFrontEndBehaviourTests.RedisConnection.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.redis.timeout=5s",
+				"ratelimit.redis.key-prefix=reactive-suite:", "spring.main.allow-bean-definition-overriding=true" })
+@ActiveProfiles("frontend")
+class ReactiveRedisFrontEndBehaviourTests extends FrontEndBehaviourTests {
+
+	@Autowired
+	RateLimitStore store;
+
+	@BeforeAll
+	static void detectBlockingCalls() {
+		ReactiveFrontEndBehaviourTests.detectBlockingCalls();
+	}
+
+	@BeforeEach
+	void decidedByRedis() {
+		assertThat(this.store.name()).isEqualTo("redis");
+	}
+
+	@Override
+	void advance(Duration duration) {
+		RedisFrontEndBehaviourTests.NOW.addAndGet(duration.toNanos() / 1_000);
+	}
+
+}
