@@ -2,6 +2,7 @@ package io.github.ratelimit.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -73,6 +74,32 @@ class FailoverRateLimitStoreTest {
 		}
 		assertThat(admitted).isEqualTo(5);
 		assertThat(this.store.status().fallbackActive()).isTrue();
+	}
+
+	@Test
+	void asynchronousDecisionsFailOverLikeSynchronousOnes() {
+		RateLimitResult decided = this.store.tryAcquireAsync(acquire(OPEN, "alice"), 0).toCompletableFuture().join();
+		assertThat(decided.allowed()).isTrue();
+		assertThat(this.primary.calls).hasValue(1);
+		this.primary.failing = true;
+		int admitted = 0;
+		for (int i = 0; i < 20; i++) {
+			RateLimitResult result = this.store.tryAcquireAsync(acquire(OPEN, "bob"), 0).toCompletableFuture().join();
+			assertThat(result.store()).isEqualTo(RateLimitResult.FALLBACK);
+			admitted += result.allowed() ? 1 : 0;
+		}
+		assertThat(admitted).as("capacity 10 at factor 0.5").isEqualTo(5);
+		// the breaker opened after THRESHOLD failures: the rest never reached the primary
+		assertThat(this.primary.calls).hasValue(1 + THRESHOLD);
+		assertThat(this.store.status().circuitBreaker()).isEqualTo("OPEN");
+	}
+
+	@Test
+	void asynchronousFailClosedDecisionFailsWithUnavailable() {
+		this.primary.failing = true;
+		assertThatExceptionOfType(CompletionException.class)
+			.isThrownBy(() -> this.store.tryAcquireAsync(acquire(CLOSED, "alice"), 0).toCompletableFuture().join())
+			.withCauseInstanceOf(RateLimitUnavailableException.class);
 	}
 
 	@Test
