@@ -158,6 +158,28 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Gives back like {@link #refund} without holding the calling thread: the remote
+	 * store's refund is sent asynchronously, and its failure is logged, never passed on.
+	 */
+	@Override
+	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+		if (RateLimitResult.FALLBACK.equals(decided.store())) {
+			return this.fallback.refundAsync(reduce(acquisitions), decided);
+		}
+		CompletionStage<Void> remote;
+		try {
+			remote = this.primary.refundAsync(acquisitions, decided);
+		}
+		catch (RuntimeException ex) {
+			remote = CompletableFuture.failedFuture(ex);
+		}
+		return remote.exceptionally((failure) -> {
+			this.failureLog.log("Rate limit store failed to refund: " + asRuntime(failure), this.warn);
+			return null;
+		});
+	}
+
+	/**
 	 * Reads the bucket from the store deciding now: the local fallback (at its reduced
 	 * quota) while it is active or when the remote store fails to answer, the remote
 	 * store otherwise.

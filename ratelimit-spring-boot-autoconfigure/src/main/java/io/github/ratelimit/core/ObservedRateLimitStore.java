@@ -63,6 +63,23 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+		CompletionStage<Void> refunded;
+		try {
+			refunded = this.delegate.refundAsync(acquisitions, decided);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.delegate.name(), ex);
+			throw ex;
+		}
+		return refunded.whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				this.observer.storeFailed(this.delegate.name(), failure);
+			}
+		});
+	}
+
+	@Override
 	public BucketSnapshot inspect(RateLimit limit, String identity) {
 		try {
 			return this.delegate.inspect(limit, identity);

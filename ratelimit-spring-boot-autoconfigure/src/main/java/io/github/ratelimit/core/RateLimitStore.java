@@ -82,6 +82,25 @@ public interface RateLimitStore {
 	void refund(List<Acquisition> acquisitions, RateLimitResult decided);
 
 	/**
+	 * Gives back like {@link #refund} without holding the calling thread while the store
+	 * works, for callers on an event loop. Stores that do I/O override it; the default
+	 * gives back on the calling thread.
+	 * @param acquisitions the acquisitions that were admitted
+	 * @param decided the result of that call: its time, and which store decided it
+	 * @return completes when the store has given back, exceptionally as {@link #refund}
+	 * would throw
+	 */
+	default CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+		try {
+			refund(acquisitions, decided);
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * The store's name, as metrics, health and the actuator endpoint report it.
 	 * @return {@code memory}, {@code redis}, or the name of an application's store (by
 	 * default its class name)

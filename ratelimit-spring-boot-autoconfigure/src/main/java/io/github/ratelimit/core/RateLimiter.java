@@ -151,6 +151,28 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Gives back like {@link #refund} without holding the calling thread while the store
+	 * works (see {@link RateLimitStore#refundAsync}); the observer hears of it once the
+	 * store has given back.
+	 * @param acquisitions the acquisitions as passed to {@link #acquireAsync}
+	 * @param decided the result of that call
+	 * @return completes when the store has given back, exceptionally when it failed to
+	 */
+	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+		if (acquisitions.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		CompletionStage<Void> refunded;
+		try {
+			refunded = this.store.refundAsync(merge(acquisitions), decided);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return refunded.thenRun(() -> this.observer.refunded(acquisitions, decided));
+	}
+
+	/**
 	 * The store deciding.
 	 * @return the store
 	 */

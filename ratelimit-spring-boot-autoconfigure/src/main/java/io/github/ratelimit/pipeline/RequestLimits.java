@@ -58,8 +58,27 @@ public final class RequestLimits {
 
 	/** Gives back everything earlier stages consumed: a later stage rejected the request. */
 	void refundAll(RateLimiter limiter) {
+		giveBack(limiter, false);
+	}
+
+	/**
+	 * Gives back like {@link #refundAll} without waiting for the store, for event loops:
+	 * the refund completes in the background, and one the store fails is dropped (the
+	 * store's observer counts the failure).
+	 */
+	void refundAllAsync(RateLimiter limiter) {
+		giveBack(limiter, true);
+	}
+
+	private void giveBack(RateLimiter limiter, boolean async) {
 		for (Consumed taken : this.consumed) {
-			limiter.refund(List.of(taken.acquisition), taken.result);
+			List<Acquisition> acquisition = List.of(taken.acquisition);
+			if (async) {
+				limiter.refundAsync(acquisition, taken.result);
+			}
+			else {
+				limiter.refund(acquisition, taken.result);
+			}
 			this.decisions.set(taken.decision, this.decisions.get(taken.decision).uncommitted(taken.acquisition.cost()));
 		}
 		this.consumed.clear();

@@ -220,7 +220,7 @@ public final class RequestRateLimiter {
 				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
 						? failure.getCause() : failure;
 				if (cause instanceof RateLimitUnavailableException unavailable) {
-					return CompletableFuture.completedFuture(new Verdict(unavailable(state, unavailable), 0));
+					return CompletableFuture.completedFuture(new Verdict(unavailableAsync(state, unavailable), 0));
 				}
 				return CompletableFuture.<Verdict>failedFuture(cause);
 			}
@@ -231,7 +231,7 @@ public final class RequestRateLimiter {
 				return CompletableFuture.supplyAsync(() -> null, timer)
 					.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
 			}
-			return CompletableFuture.completedFuture(verdict(acquisitions, result, state));
+			return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
 		}).thenCompose((next) -> next);
 	}
 
@@ -254,9 +254,24 @@ public final class RequestRateLimiter {
 	 * @return the verdict
 	 */
 	public Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state) {
+		return verdict(acquisitions, result, state, false);
+	}
+
+	/**
+	 * Carries out a decision; refunds {@code async} never wait for the store, since the
+	 * thread may be an event loop (the reply may complete before a continuation is
+	 * attached, which then runs on the thread that asked).
+	 */
+	private Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state,
+			boolean async) {
 		state.record(acquisitions, result);
 		if (!result.allowed()) {
-			state.refundAll(this.limiter);
+			if (async) {
+				state.refundAllAsync(this.limiter);
+			}
+			else {
+				state.refundAll(this.limiter);
+			}
 			return new Verdict(this.responses.rejection(state.decisions()), 0);
 		}
 		return (result.delayMicros() > 0) ? new Verdict(null, result.delayMicros()) : Verdict.PROCEED;
@@ -315,6 +330,20 @@ public final class RequestRateLimiter {
 	public ProblemResponse unavailable(RequestLimits state, RateLimitUnavailableException unavailable) {
 		if (state != null) {
 			state.refundAll(this.limiter);
+		}
+		return this.responses.unavailable(unavailable);
+	}
+
+	/**
+	 * The {@code 503} as {@link #unavailable}, giving back without waiting for the store:
+	 * for event loops.
+	 * @param state the request's state, or {@code null} when no stage recorded anything
+	 * @param unavailable what could not be decided
+	 * @return the response to write
+	 */
+	public ProblemResponse unavailableAsync(RequestLimits state, RateLimitUnavailableException unavailable) {
+		if (state != null) {
+			state.refundAllAsync(this.limiter);
 		}
 		return this.responses.unavailable(unavailable);
 	}

@@ -294,6 +294,30 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	/**
+	 * Gives back through Lettuce's asynchronous API, as {@link #tryAcquireAsync} decides;
+	 * refunds spanning several Cluster slots, and a factory that is not Lettuce's, run on
+	 * a pool thread.
+	 */
+	@Override
+	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+		Call call;
+		List<int[]> groups;
+		try {
+			call = new Call(acquisitions);
+			groups = groupBySlot(call);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (groups.size() != 1 || !(this.executor instanceof LettuceScriptExecutor lettuce)) {
+			return CompletableFuture.runAsync(() -> refund(acquisitions, decided), OFFLOAD);
+		}
+		Invocation invocation = prepare(call, groups.get(0), decided.timestampMicros(), REFUND, 0);
+		return lettuce.executeAsync(invocation.script(), invocation.keys(), invocation.args())
+			.thenAcceptAsync((reply) -> parse(reply, call, groups.get(0), null), OFFLOAD);
+	}
+
 	@Override
 	public String name() {
 		return RateLimitResult.REDIS;

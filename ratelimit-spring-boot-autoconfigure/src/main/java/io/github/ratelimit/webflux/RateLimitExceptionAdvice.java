@@ -56,7 +56,7 @@ public class RateLimitExceptionAdvice {
 	@ExceptionHandler(RateLimitUnavailableException.class)
 	public ResponseEntity<byte[]> unavailable(RateLimitUnavailableException ex, ServerWebExchange exchange) {
 		RequestLimits state = exchange.getAttribute(RequestLimits.ATTRIBUTE);
-		return entity(this.limiter.unavailable(state, ex));
+		return entity(this.limiter.unavailableAsync(state, ex));
 	}
 
 	private static ResponseEntity<byte[]> entity(ProblemResponse problem) {

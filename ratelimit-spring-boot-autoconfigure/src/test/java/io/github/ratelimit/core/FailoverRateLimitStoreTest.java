@@ -335,6 +335,30 @@ class FailoverRateLimitStoreTest {
 	}
 
 	@Test
+	void asynchronousRefundsGoToTheStoreThatDecidedAndSwallowFailures() {
+		List<Acquisition> one = acquire(OPEN, "alice");
+		RateLimitResult remote = this.store.tryAcquire(one);
+		assertThat(this.store.refundAsync(one, remote).toCompletableFuture().join()).isNull();
+		assertThat(this.primary.refunds).containsExactly(one);
+
+		this.primary.failingRefunds = true;
+		assertThat(this.store.refundAsync(one, remote).toCompletableFuture().join()).as("dropped, not passed on")
+			.isNull();
+		assertThat(this.warnings).singleElement().asString().startsWith("Rate limit store failed to refund");
+
+		this.primary.failing = true;
+		RateLimitResult local = null;
+		for (int i = 0; i < 5; i++) {
+			local = this.store.tryAcquire(one);
+			assertThat(local.allowed()).isTrue();
+		}
+		assertThat(this.store.tryAcquire(one).allowed()).isFalse();
+		this.store.refundAsync(one, local).toCompletableFuture().join();
+		assertThat(this.primary.refunds).hasSize(1);
+		assertThat(this.store.tryAcquire(one).allowed()).as("the unit given back to the fallback").isTrue();
+	}
+
+	@Test
 	void rejectsAFallbackFactorOutsideZeroToOne() {
 		for (double factor : new double[] { 0, -0.5, 1.5, Double.NaN }) {
 			assertThatIllegalArgumentException()

@@ -1,0 +1,122 @@
+package io.github.ratelimit.pipeline;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.RateLimitUnavailableException;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.BucketSnapshot;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The asynchronous decision of a request stage never waits for the store: a store's
+ * reply may complete before the continuation is attached, which then runs on the thread
+ * that asked (an event loop), so the refunds of earlier stages must not be blocking calls.
+ */
+class RequestRateLimiterAsyncTests {
+
+	private static final RateLimit ROUTE = RateLimit.of("route", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+
+	private static final RateLimit HANDLER = RateLimit.of("handler", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+
+	private final AsyncOnlyStore store = new AsyncOnlyStore(new InMemoryRateLimitStore());
+
+	private final RequestRateLimiter limiter = new RequestRateLimiter(new RateLimiter(this.store), null,
+			new RateLimitResponses(HeaderStyle.IETF), List.of(), null);
+
+	@Test
+	void aRejectedStageGivesEarlierStagesBackWithoutBlocking() {
+		RequestLimits first = new RequestLimits();
+		admit(List.of(new Acquisition(ROUTE, "client", 1), new Acquisition(HANDLER, "client", 1)), first);
+		RequestLimits state = new RequestLimits();
+		admit(List.of(new Acquisition(ROUTE, "client", 1)), state);
+
+		Verdict verdict = decide(List.of(new Acquisition(HANDLER, "client", 1)), state);
+
+		assertThat(verdict.proceeds()).isFalse();
+		assertThat(verdict.problem().status()).isEqualTo(429);
+		assertThat(this.store.asyncRefunds).hasValue(1);
+		// the route's unit is back: only the first request's is used
+		assertThat(this.store.inspect(ROUTE, "client").remaining()).isEqualTo(9);
+	}
+
+	@Test
+	void anUnavailableStoreGivesEarlierStagesBackWithoutBlocking() {
+		RateLimit closed = new RateLimit("closed", Algorithm.FIXED_WINDOW, 1, 0, Duration.ofMinutes(1), FailMode.CLOSED);
+		RequestLimits state = new RequestLimits();
+		admit(List.of(new Acquisition(ROUTE, "client", 1)), state);
+		this.store.unavailable = closed;
+
+		Verdict verdict = decide(List.of(new Acquisition(closed, "client", 1)), state);
+
+		assertThat(verdict.problem().status()).isEqualTo(503);
+		assertThat(this.store.asyncRefunds).hasValue(1);
+		assertThat(this.store.inspect(ROUTE, "client").remaining()).isEqualTo(10);
+	}
+
+	private void admit(List<Acquisition> acquisitions, RequestLimits state) {
+		assertThat(decide(acquisitions, state).proceeds()).isTrue();
+	}
+
+	private Verdict decide(List<Acquisition> acquisitions, RequestLimits state) {
+		return this.limiter.decideAsync(acquisitions, state, 0).toCompletableFuture().join();
+	}
+
+	/**
+	 * Answers every asynchronous call already completed, so continuations run on the
+	 * calling thread, and fails every blocking refund.
+	 */
+	private static final class AsyncOnlyStore implements RateLimitStore {
+
+		private final InMemoryRateLimitStore delegate;
+
+		private final AtomicInteger asyncRefunds = new AtomicInteger();
+
+		private RateLimit unavailable;
+
+		AsyncOnlyStore(InMemoryRateLimitStore delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+			if (this.unavailable != null && acquisitions.get(0).limit().equals(this.unavailable)) {
+				throw new RateLimitUnavailableException(List.of(this.unavailable.name()), Duration.ofSeconds(1),
+						new IllegalStateException("down"));
+			}
+			return this.delegate.tryAcquire(acquisitions, maxDelayMicros);
+		}
+
+		@Override
+		public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+			throw new AssertionError("a blocking refund on the asynchronous path");
+		}
+
+		@Override
+		public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+			this.asyncRefunds.incrementAndGet();
+			this.delegate.refund(acquisitions, decided);
+			return CompletableFuture.completedFuture(null);
+		}
+
+		@Override
+		public BucketSnapshot inspect(RateLimit limit, String identity) {
+			return this.delegate.inspect(limit, identity);
+		}
+
+	}
+
+}
