@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.List;
 
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -42,6 +44,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		settleBeforeCommit(exchange);
 		if (!this.limiter.hasRoutes()) {
 			return chain.filter(exchange);
 		}
@@ -53,6 +56,26 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(now, state, 0))
 			.flatMap((verdict) -> apply(exchange, verdict, state, this.limiter, chain));
+	}
+
+	/**
+	 * Gives back what limits that do not count the final status consumed, as the response
+	 * commits: its status is final then, whoever wrote it (a handler, an exception
+	 * handler, Spring Security, the error handler). Refunds run on a bounded-elastic
+	 * thread, since a remote store answers over the network, and the response is written
+	 * once they are done.
+	 */
+	private void settleBeforeCommit(ServerWebExchange exchange) {
+		exchange.getResponse().beforeCommit(() -> {
+			Object attribute = exchange.getAttribute(RequestLimits.ATTRIBUTE);
+			if (!(attribute instanceof RequestLimits state) || !state.countsByStatus()) {
+				return Mono.empty();
+			}
+			HttpStatusCode status = exchange.getResponse().getStatusCode();
+			int code = (status != null) ? status.value() : 200;
+			return Mono.<Void>fromRunnable(() -> this.limiter.settle(state, code))
+				.subscribeOn(Schedulers.boundedElastic());
+		});
 	}
 
 	/**
