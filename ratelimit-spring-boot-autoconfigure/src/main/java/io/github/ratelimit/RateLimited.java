@@ -133,6 +133,45 @@ public @interface RateLimited {
 	String timeZone() default "";
 
 	/**
+	 * Final HTTP response statuses that count against this limit, as codes or classes:
+	 * {@code {"401", "403"}}, {@code "4xx"}, {@code "5xx"}. The permit is taken before the
+	 * handler runs, as always, and given back once the response is final when its status
+	 * is not one of these (including statuses written by Spring Security, exception
+	 * handlers and error pages). Empty means "take it from the policy" (every request
+	 * counts when the policy sets none either). Applies to web handler methods; other
+	 * beans count by {@link #countExceptions()} and {@link #countWhen()}.
+	 * <pre class="code">
+	 * &#64;RateLimited(name = "failed-logins", capacity = 5, period = "15m", countStatuses = "401")
+	 * </pre>
+	 * @return the counted statuses
+	 */
+	String[] countStatuses() default {};
+
+	/**
+	 * Exceptions that count against this limit when a call throws one of them (or a
+	 * subclass); {@code Throwable.class} counts any exception. The permit is taken before
+	 * the call and given back after it when the call's outcome does not count: with only
+	 * this set, a call that returns, or throws another exception, is given back its
+	 * permit. Empty (with {@link #countWhen()} empty too) means every call counts. Applies
+	 * to calls of beans that are not web handlers, whose outcome is their response status
+	 * ({@link #countStatuses()}).
+	 * @return the counted exception types
+	 */
+	Class<? extends Throwable>[] countExceptions() default {};
+
+	/**
+	 * SpEL condition over the value a call returned ({@code #result}) and its arguments by
+	 * name that says whether the call counts against this limit, for example
+	 * {@code "#result == false"}. A call that returns and for which this is not
+	 * {@code true} is given back its permit; a call that throws counts only when
+	 * {@link #countExceptions()} names its exception. Empty means returned values do not
+	 * decide (every call counts when {@link #countExceptions()} is empty too). Applies to
+	 * calls of beans that are not web handlers, as {@link #countExceptions()}.
+	 * @return the condition
+	 */
+	String countWhen() default "";
+
+	/**
 	 * Container of repeated {@link RateLimited} annotations.
 	 */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -23,6 +23,7 @@ import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.pipeline.AnnotatedLimit;
 import io.github.ratelimit.pipeline.CallContext;
+import io.github.ratelimit.pipeline.CallOutcomes;
 import io.github.ratelimit.pipeline.CallContextProvider;
 import io.github.ratelimit.pipeline.DetachedCallContext;
 import io.github.ratelimit.pipeline.MethodLimits;
@@ -40,6 +41,12 @@ import io.github.ratelimit.pipeline.MethodLimits;
  * {@link CompletableFuture}) do not hold the calling thread: they are invoked on the
  * waiter's scheduler once the permit is there, and a rejection after waiting completes
  * the returned future exceptionally; cancelling it gives the reservation back.
+ * <p>
+ * Limits that count only some outcomes ({@code countExceptions}, {@code countWhen}) take
+ * their permit before the call as every limit does, and are given it back after the call
+ * (when the returned future or publisher completes) if its outcome does not count. On
+ * web handlers the final response status decides instead ({@code countStatuses}), once
+ * the response is final.
  */
 public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
@@ -84,7 +91,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (ReactiveCalls.returnsPublisher(method)) {
 			// each subscription is one call, decided when it subscribes, for its subscriber's principal
 			return ReactiveCalls.limited(method, invocation, (principal) -> bind(limits, method,
-					invocation.getArguments(), DetachedCallContext.of(principal), null), this.limiter, this.waiter);
+					invocation.getArguments(), DetachedCallContext.of(principal), null), this.limiter, this.waiter, this);
 		}
 		CallContext context = this.contexts.current();
 		String route = context.handlerRouteName(method);
@@ -93,8 +100,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		Duration maxWait = bound.maxWait();
 		if (!maxWait.isZero()) {
 			boolean handler = route != null;
-			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, acquisitions, maxWait, context, handler)
-					: invokeAfterWaiting(invocation, acquisitions, maxWait, context, handler);
+			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, bound, maxWait, context, handler)
+					: invokeAfterWaiting(invocation, bound, maxWait, context, handler);
 		}
 		RateLimitResult result = this.limiter.acquire(acquisitions);
 		if (!result.allowed()) {
@@ -103,12 +110,82 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		}
 		context.allowed(acquisitions, result);
 		result.awaitDelay();
-		return invocation.proceed();
+		return proceedCounting(invocation, bound, result);
+	}
+
+	/**
+	 * Proceeds, then gives back the permits of limits that do not count the call's
+	 * outcome: when it returns or throws, or, for a returned {@link CompletionStage}, when
+	 * that completes.
+	 */
+	private Object proceedCounting(MethodInvocation invocation, Bound bound, RateLimitResult result)
+			throws Throwable {
+		if (bound.outcomes().isEmpty()) {
+			return invocation.proceed();
+		}
+		Object value;
+		try {
+			value = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			settleThrown(bound, result, ex);
+			throw ex;
+		}
+		if (value instanceof CompletionStage<?> stage && returnsCompletionStage(invocation.getMethod())) {
+			// observed on the side: the caller keeps the very future the method returned
+			stage.whenComplete((completed, failure) -> {
+				if (failure != null) {
+					settleThrown(bound, result, unwrap(failure));
+				}
+				else {
+					settleReturned(bound, result, invocation, completed);
+				}
+			});
+			return value;
+		}
+		settleReturned(bound, result, invocation, value);
+		return value;
+	}
+
+	/** Gives back the permits of limits that do not count a call that threw. */
+	void settleThrown(Bound bound, RateLimitResult result, Throwable failure) {
+		for (Counted counted : bound.outcomes()) {
+			if (!counted.outcomes().countsThrown(failure)) {
+				refundQuietly(counted.acquisitions(), result);
+			}
+		}
+	}
+
+	/** Gives back the permits of limits that do not count a call that returned {@code value}. */
+	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value) {
+		for (Counted counted : bound.outcomes()) {
+			boolean counts;
+			try {
+				counts = counted.outcomes().countsReturned(invocation.getMethod(), invocation.getArguments(), value);
+			}
+			catch (RuntimeException ex) {
+				// a condition that cannot be evaluated keeps the charge: failing safe is counting
+				counts = true;
+			}
+			if (!counts) {
+				refundQuietly(counted.acquisitions(), result);
+			}
+		}
+	}
+
+	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result) {
+		try {
+			this.limiter.refund(acquisitions, result);
+		}
+		catch (RuntimeException ex) {
+			// the call's own outcome stands; the store logs and counts its failures
+		}
 	}
 
 	/** Binds every limit of a call to its identity and plan, with the longest wait they allow. */
 	private Bound bind(List<AnnotatedLimit> limits, Method method, Object[] args, CallContext context, String route) {
 		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		List<Counted> outcomes = List.of();
 		Duration maxWait = Duration.ZERO;
 		String plan = null;
 		boolean planResolved = false;
@@ -119,7 +196,16 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				plan = this.plans.resolve(context.principal());
 				planResolved = true;
 			}
-			acquisitions.addAll(definition.acquisitions(identity, plan));
+			List<Acquisition> limited = definition.acquisitions(identity, plan);
+			if (route != null) {
+				// a handler's outcome is its response status, known once the response is final
+				context.countOnly(limited, definition.countStatuses());
+			}
+			else if (!limit.outcomes().countsAll()) {
+				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
+				outcomes.add(new Counted(limited, limit.outcomes()));
+			}
+			acquisitions.addAll(limited);
 			// a handler waits only when its own annotation asks for it
 			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
 				maxWait = definition.maxWait();
@@ -128,7 +214,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (route != null) {
 			acquisitions.addAll(context.takeDeferredAcquisitions());
 		}
-		return new Bound(acquisitions, maxWait);
+		return new Bound(acquisitions, maxWait, outcomes);
 	}
 
 	/**
@@ -136,23 +222,35 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 *
 	 * @param acquisitions the acquisitions
 	 * @param maxWait the longest wait for a permit
+	 * @param outcomes the limits among them that count only some outcomes of the call
 	 */
-	record Bound(List<Acquisition> acquisitions, Duration maxWait) {
+	record Bound(List<Acquisition> acquisitions, Duration maxWait, List<Counted> outcomes) {
 	}
 
-	private Object invokeAfterWaiting(MethodInvocation invocation, List<Acquisition> acquisitions, Duration maxWait,
+	/**
+	 * The acquisitions of one limit that counts only some outcomes of a call.
+	 *
+	 * @param acquisitions the limit's acquisitions (with its candidate's)
+	 * @param outcomes the outcomes that count
+	 */
+	record Counted(List<Acquisition> acquisitions, CallOutcomes outcomes) {
+	}
+
+	private Object invokeAfterWaiting(MethodInvocation invocation, Bound bound, Duration maxWait,
 			CallContext context, boolean handler) throws Throwable {
+		List<Acquisition> acquisitions = bound.acquisitions();
 		RateLimitResult result = this.waiter.acquire(acquisitions, maxWait);
 		if (!result.allowed()) {
 			context.rejected(result, handler);
 			throw new RateLimitExceededException(result.decisions());
 		}
 		context.allowed(acquisitions, result);
-		return invocation.proceed();
+		return proceedCounting(invocation, bound, result);
 	}
 
-	private Object invokeWhenPermitted(MethodInvocation invocation, List<Acquisition> acquisitions, Duration maxWait,
+	private Object invokeWhenPermitted(MethodInvocation invocation, Bound bound, Duration maxWait,
 			CallContext context, boolean handler) throws Throwable {
+		List<Acquisition> acquisitions = bound.acquisitions();
 		CompletableFuture<RateLimitResult> permit = this.waiter.acquireAsync(acquisitions, maxWait);
 		if (permit.isDone()) {
 			// no wait: decided on this thread, answered as without maxWait
@@ -168,7 +266,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				throw new RateLimitExceededException(result.decisions());
 			}
 			context.allowed(acquisitions, result);
-			return invocation.proceed();
+			return proceedCounting(invocation, bound, result);
 		}
 		CompletableFuture<Object> call = new CompletableFuture<>();
 		permit.whenComplete((result, failure) -> {
@@ -185,7 +283,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			}
 			else {
 				context.allowed(acquisitions, result);
-				proceedInto(invocation, call);
+				proceedInto(invocation, call, bound, result);
 			}
 		});
 		call.whenComplete((value, failure) -> {
@@ -197,23 +295,28 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	}
 
 	/** Proceeds on this (scheduler) thread, exposing the invocation to advice further down the chain. */
-	private static void proceedInto(MethodInvocation invocation, CompletableFuture<Object> call) {
+	private void proceedInto(MethodInvocation invocation, CompletableFuture<Object> call, Bound bound,
+			RateLimitResult permit) {
 		try {
 			Object value = ExposeInvocationInterceptor.INSTANCE.invoke(invocation);
 			if (value == null) {
+				settleReturned(bound, permit, invocation, null);
 				call.complete(null);
 				return;
 			}
 			((CompletionStage<?>) value).whenComplete((result, failure) -> {
 				if (failure != null) {
+					settleThrown(bound, permit, unwrap(failure));
 					call.completeExceptionally(unwrap(failure));
 				}
 				else {
+					settleReturned(bound, permit, invocation, result);
 					call.complete(result);
 				}
 			});
 		}
 		catch (Throwable ex) {
+			settleThrown(bound, permit, ex);
 			call.completeExceptionally(ex);
 		}
 	}

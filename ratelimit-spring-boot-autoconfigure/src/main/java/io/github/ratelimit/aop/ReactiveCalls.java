@@ -45,8 +45,9 @@ final class ReactiveCalls {
 	}
 
 	static Object limited(Method method, MethodInvocation invocation,
-			Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter, RateLimitWaiter waiter) {
-		return Reactor.limited(method, invocation, bind, limiter, waiter);
+			Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter, RateLimitWaiter waiter,
+			RateLimitedMethodInterceptor outcomes) {
+		return Reactor.limited(method, invocation, bind, limiter, waiter, outcomes);
 	}
 
 	private static final class Reactor {
@@ -57,26 +58,50 @@ final class ReactiveCalls {
 
 		static Object limited(Method method, MethodInvocation invocation,
 				Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter,
-				RateLimitWaiter waiter) {
-			Mono<RateLimitResult> permit = principal().flatMap((principal) -> {
+				RateLimitWaiter waiter, RateLimitedMethodInterceptor outcomes) {
+			Mono<Permit> permit = principal().flatMap((principal) -> {
 				RateLimitedMethodInterceptor.Bound bound = bind.apply(principal.orElse(null));
 				if (bound.maxWait().isZero()) {
-					return Mono.fromCompletionStage(() -> limiter.acquireAsync(bound.acquisitions(), 0));
+					return Mono.fromCompletionStage(() -> limiter.acquireAsync(bound.acquisitions(), 0))
+						.map((result) -> new Permit(bound, result));
 				}
 				// the waiter decides on the calling thread: keep that off the event loop
 				return Mono.fromCompletionStage(() -> waiter.acquireAsync(bound.acquisitions(), bound.maxWait()))
-					.subscribeOn(Schedulers.boundedElastic());
-			}).flatMap((result) -> {
+					.subscribeOn(Schedulers.boundedElastic())
+					.map((result) -> new Permit(bound, result));
+			}).flatMap((taken) -> {
+				RateLimitResult result = taken.result();
 				if (!result.allowed()) {
 					return Mono.error(new RateLimitExceededException(result.decisions()));
 				}
 				long delay = result.delayMicros();
-				return (delay > 0) ? Mono.delay(Duration.ofNanos(delay * 1_000)).thenReturn(result) : Mono.just(result);
+				return (delay > 0) ? Mono.delay(Duration.ofNanos(delay * 1_000)).thenReturn(taken) : Mono.just(taken);
 			});
 			if (Mono.class.isAssignableFrom(method.getReturnType())) {
-				return permit.then(Mono.defer(() -> Mono.from(proceed(invocation))));
+				return permit.flatMap((taken) -> {
+					Mono<Object> call = Mono.defer(() -> Mono.from(proceed(invocation)));
+					if (taken.bound().outcomes().isEmpty()) {
+						return call;
+					}
+					// the outcome of a Mono is its value (null when empty) or its error
+					return call
+						.doOnSuccess((value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, value))
+						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure));
+				});
 			}
-			return permit.thenMany(Flux.defer(() -> proceed(invocation)));
+			return permit.flatMapMany((taken) -> {
+				Flux<Object> call = Flux.defer(() -> proceed(invocation));
+				if (taken.bound().outcomes().isEmpty()) {
+					return call;
+				}
+				// a Flux's outcome is its completion (#result is null) or its error
+				return call.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null))
+					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure));
+			});
+		}
+
+		/** A call's limits with the decision that admitted it. */
+		private record Permit(RateLimitedMethodInterceptor.Bound bound, RateLimitResult result) {
 		}
 
 		/** Proceeds on a copy of the invocation: every subscription runs the rest of the chain again. */

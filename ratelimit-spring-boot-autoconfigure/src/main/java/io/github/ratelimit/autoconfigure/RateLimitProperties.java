@@ -549,6 +549,19 @@ public class RateLimitProperties {
 		 */
 		private ZoneId timeZone;
 
+		/**
+		 * Final HTTP statuses that count against this limit, as codes or classes (401, 403, 4xx, 5xx); a request answered with another status is given back what it consumed. Empty means every request counts.
+		 */
+		private List<String> countStatuses = new ArrayList<>();
+
+		public List<String> getCountStatuses() {
+			return this.countStatuses;
+		}
+
+		public void setCountStatuses(List<String> countStatuses) {
+			this.countStatuses = countStatuses;
+		}
+
 		public CalendarPeriod getCalendar() {
 			return this.calendar;
 		}

@@ -168,7 +168,7 @@ final class RateLimitPropertiesMapper {
 	static LimitSettings settings(RateLimitProperties.Policy policy) {
 		return new LimitSettings(policy.getAlgorithm(), policy.getCapacity(), policy.getRefillTokens(),
 				policy.getPeriod(), policy.getCost(), policy.getKey(), null, policy.getFailMode(), policy.getShadow(),
-				policy.getMaxWait(), policy.getCalendar(), policy.getTimeZone());
+				policy.getMaxWait(), policy.getCalendar(), policy.getTimeZone(), policy.getCountStatuses());
 	}
 
 }

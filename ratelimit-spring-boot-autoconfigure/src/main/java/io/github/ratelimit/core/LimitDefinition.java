@@ -23,11 +23,15 @@ import io.github.ratelimit.KeySource;
  * @param plans by lowercase plan name, the limit that applies instead of {@code limit} to
  * requests of that plan: the same name (so the same buckets), algorithm, calendar and
  * time zone, other parameters
+ * @param countStatuses the final HTTP statuses that count against the limit; a request
+ * answered otherwise is given back what it consumed ({@link CountedStatuses#ALL}: every
+ * request counts)
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans) {
+		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedStatuses countStatuses) {
 
 	public LimitDefinition {
+		countStatuses = (countStatuses != null) ? countStatuses : CountedStatuses.ALL;
 		Objects.requireNonNull(limit, "limit must not be null");
 		Objects.requireNonNull(maxWait, "maxWait must not be null");
 		if (maxWait.isNegative()) {
@@ -56,6 +60,21 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 						"cost " + cost + " exceeds the capacity " + planLimit.capacity() + " of plan '" + plan + "'");
 			}
 		});
+	}
+
+	/**
+	 * A definition where every request counts.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 * @param maxWait longest time a call waits for a permit
+	 * @param plans the limits of plans, by lowercase plan name
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans) {
+		this(limit, cost, key, keyExpression, candidate, maxWait, plans, CountedStatuses.ALL);
 	}
 
 	/**

@@ -302,8 +302,17 @@ public final class LimitResolver {
 					"Use 0 (never wait) or a duration such as 2s; a longer backlog belongs in a queue");
 		}
 		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
+		CountedStatuses countStatuses;
+		try {
+			countStatuses = CountedStatuses.of(merged.countStatuses());
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(origins.of((settings) -> settings.countStatuses().isEmpty() ? null : settings.countStatuses(),
+					"count-statuses"), ex.getMessage(),
+					"Use status codes such as 401 and 403, or classes such as 4xx and 5xx; leave it empty to count every request");
+		}
 		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
-				candidate(name, limit), maxWait, plans(name, limit, cost));
+				candidate(name, limit), maxWait, plans(name, limit, cost), countStatuses);
 		if (!claim) {
 			return definition;
 		}

@@ -27,18 +27,43 @@ import io.github.ratelimit.KeySource;
  * @param calendar the calendar unit a fixed window is aligned to; {@link CalendarPeriod#NONE}
  * (set explicitly) makes the limit no calendar quota
  * @param timeZone the time zone of a calendar quota
+ * @param countStatuses the final HTTP statuses that count, as codes or classes
+ * ({@code "401"}, {@code "4xx"}); empty means not set
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
 		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
-		CalendarPeriod calendar, ZoneId timeZone) {
+		CalendarPeriod calendar, ZoneId timeZone, List<String> countStatuses) {
 
 	/** Settings that set nothing. */
 	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null, null,
-			null, null, null);
+			null, null, null, null);
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
+		countStatuses = (countStatuses != null) ? List.copyOf(countStatuses) : List.of();
 		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+	}
+
+	/**
+	 * Settings that leave the counted statuses unset.
+	 * @param algorithm the algorithm
+	 * @param capacity the capacity
+	 * @param refillTokens tokens added per period
+	 * @param period the period
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression
+	 * @param failMode the fail mode
+	 * @param shadow whether the limit only records what it would reject
+	 * @param maxWait longest time a call waits for a permit
+	 * @param calendar the calendar unit
+	 * @param timeZone the time zone of a calendar quota
+	 */
+	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
+			List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
+			CalendarPeriod calendar, ZoneId timeZone) {
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, shadow, maxWait, calendar,
+				timeZone, null);
 	}
 
 	/**
@@ -119,7 +144,8 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 				pick(override.cost, this.cost), override.key.isEmpty() ? this.key : override.key,
 				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
 				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait),
-				pick(override.calendar, this.calendar), pick(override.timeZone, this.timeZone));
+				pick(override.calendar, this.calendar), pick(override.timeZone, this.timeZone),
+				override.countStatuses.isEmpty() ? this.countStatuses : override.countStatuses);
 	}
 
 	private static <T> T pick(T preferred, T fallback) {

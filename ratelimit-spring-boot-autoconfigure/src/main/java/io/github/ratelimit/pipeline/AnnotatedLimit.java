@@ -16,9 +16,11 @@ import io.github.ratelimit.core.LimitSettings;
  * @param origin where it was found, for error messages
  * @param suffix what tells this limit apart from other unnamed limits on the same method
  * ({@code ""} when it is the only one)
+ * @param outcomes which outcomes of a call count, from {@code countExceptions} and
+ * {@code countWhen}
  */
 public record AnnotatedLimit(String name, LimitSettings settings, Expression keyExpression, String origin,
-		String suffix) {
+		String suffix, CallOutcomes outcomes) {
 
 	/**
 	 * The limit name for a call.

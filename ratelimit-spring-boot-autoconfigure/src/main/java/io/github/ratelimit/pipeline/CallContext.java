@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CountedStatuses;
 import io.github.ratelimit.core.RateLimitResult;
 
 /**
@@ -50,6 +51,16 @@ public interface CallContext {
 	 * @return the acquisitions, possibly empty
 	 */
 	List<Acquisition> takeDeferredAcquisitions();
+
+	/**
+	 * Says which final HTTP statuses count for acquisitions of the request's handler
+	 * about to be decided; outside web requests statuses mean nothing and this does
+	 * nothing.
+	 * @param acquisitions the acquisitions of one limit
+	 * @param statuses the statuses that count for them
+	 */
+	default void countOnly(List<Acquisition> acquisitions, CountedStatuses statuses) {
+	}
 
 	/**
 	 * Called after the limits of the call admitted it.

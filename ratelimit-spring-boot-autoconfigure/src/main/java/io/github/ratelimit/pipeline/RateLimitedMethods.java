@@ -25,6 +25,7 @@ import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.core.CountedStatuses;
 import io.github.ratelimit.core.LimitSettings;
 
 /**
@@ -139,13 +140,38 @@ public final class RateLimitedMethods {
 						"Use an expression over the method arguments by name, such as \"#username\"");
 			}
 		}
+		List<String> countStatuses = List.of(annotation.getStringArray("countStatuses"));
+		try {
+			CountedStatuses.of(countStatuses);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(origin + " (countStatuses)", ex.getMessage(),
+					"Use status codes such as \"401\" and \"403\", or classes such as \"4xx\" and \"5xx\"");
+		}
+		String countWhenText = annotation.getString("countWhen");
+		Expression countWhen = null;
+		if (!countWhenText.isBlank()) {
+			try {
+				countWhen = PARSER.parseExpression(countWhenText);
+			}
+			catch (ParseException ex) {
+				throw new RateLimitConfigurationException(origin + " (countWhen)",
+						"'" + countWhenText + "' is not a valid SpEL expression: " + ex.getMessage(),
+						"Use a condition over #result and the arguments by name, such as \"#result == false\"");
+			}
+		}
+		@SuppressWarnings("unchecked")
+		Class<? extends Throwable>[] countExceptions = (Class<? extends Throwable>[]) annotation
+			.getClassArray("countExceptions");
+		CallOutcomes outcomes = (countExceptions.length == 0 && countWhen == null) ? CallOutcomes.ALL
+				: new CallOutcomes(List.of(countExceptions), countWhen);
 		// attributes left at their defaults are not set here, so that operators see them as defaults
 		LimitSettings settings = new LimitSettings(unlessDefault(annotation, "algorithm"),
 				(capacity != 0) ? capacity : null, (refill != 0) ? refill : null,
 				(unlessDefault(annotation, "period") != null) ? period : null, unlessDefault(annotation, "cost"),
 				List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)), expressionText, null,
-				null, maxWait, unlessDefault(annotation, "calendar"), timeZone);
-		return new AnnotatedLimit(name, settings, expression, origin, suffix);
+				null, maxWait, unlessDefault(annotation, "calendar"), timeZone, countStatuses);
+		return new AnnotatedLimit(name, settings, expression, origin, suffix, outcomes);
 	}
 
 	/** The value of an attribute, or {@code null} when it is the attribute's default. */

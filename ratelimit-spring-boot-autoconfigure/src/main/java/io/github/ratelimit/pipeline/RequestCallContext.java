@@ -9,6 +9,7 @@ import java.util.function.Function;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitRequest;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CountedStatuses;
 import io.github.ratelimit.core.RateLimitResult;
 
 /**
@@ -78,6 +79,11 @@ public final class RequestCallContext implements CallContext {
 	@Override
 	public List<Acquisition> takeDeferredAcquisitions() {
 		return this.limiter.takeDeferred(this.request, this.state);
+	}
+
+	@Override
+	public void countOnly(List<Acquisition> acquisitions, CountedStatuses statuses) {
+		this.state.countOnly(acquisitions, statuses);
 	}
 
 	@Override

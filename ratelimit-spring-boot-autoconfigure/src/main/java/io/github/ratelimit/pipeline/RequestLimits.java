@@ -1,9 +1,12 @@
 package io.github.ratelimit.pipeline;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CountedStatuses;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimiter;
@@ -14,6 +17,9 @@ import io.github.ratelimit.core.RateLimiter;
  * later rejection can give it back, and route limits waiting for the principal. A web
  * stack keeps one per request, as a request or exchange attribute named
  * {@link #ATTRIBUTE}. Stages of one request run one after another, never at once.
+ * <p>
+ * Limits that count only some final statuses are given back what they consumed by
+ * {@link #settle} once the response status is final.
  */
 public final class RequestLimits {
 
@@ -25,6 +31,11 @@ public final class RequestLimits {
 	private final List<Consumed> consumed = new ArrayList<>(2);
 
 	private List<RouteLimit> deferred = List.of();
+
+	/** The statuses the acquisitions of limits that do not count every answer count, by instance. */
+	private Map<Acquisition, CountedStatuses> counting;
+
+	private boolean countsByStatus;
 
 	/**
 	 * Every decision made for the request so far, in order.
@@ -42,6 +53,83 @@ public final class RequestLimits {
 		return !this.deferred.isEmpty();
 	}
 
+	/**
+	 * Says which final statuses count for acquisitions about to be decided for the
+	 * request; acquisitions never named here count whatever the status.
+	 * @param acquisitions the acquisitions of one limit (and its candidate)
+	 * @param statuses the statuses that count for them
+	 */
+	public void countOnly(List<Acquisition> acquisitions, CountedStatuses statuses) {
+		if (statuses.countsAll() || acquisitions.isEmpty()) {
+			return;
+		}
+		if (this.counting == null) {
+			this.counting = new IdentityHashMap<>(4);
+		}
+		for (Acquisition acquisition : acquisitions) {
+			this.counting.put(acquisition, statuses);
+		}
+	}
+
+	/**
+	 * Whether something consumed for the request counts only for some final statuses,
+	 * so that {@link #settle} has work to do.
+	 * @return whether the request must be settled when its response is final
+	 */
+	public boolean countsByStatus() {
+		return this.countsByStatus;
+	}
+
+	/**
+	 * Gives back what limits that do not count the final status consumed, once; the
+	 * response's status is final and no stage follows. A refund the store fails is
+	 * dropped (the store and the observers count it as for any refund).
+	 * @param status the final response status
+	 * @param limiter gives back
+	 * @return how many acquisitions were given back
+	 */
+	public int settle(int status, RateLimiter limiter) {
+		return settle(status, limiter, false);
+	}
+
+	/**
+	 * Gives back like {@link #settle(int, RateLimiter)} without waiting for the store, for
+	 * event loops: the refunds complete in the background.
+	 * @param status the final response status
+	 * @param limiter gives back
+	 * @return how many acquisitions are given back
+	 */
+	public int settleAsync(int status, RateLimiter limiter) {
+		return settle(status, limiter, true);
+	}
+
+	private int settle(int status, RateLimiter limiter, boolean async) {
+		if (!this.countsByStatus) {
+			return 0;
+		}
+		this.countsByStatus = false;
+		int refunded = 0;
+		for (Consumed taken : this.consumed) {
+			if (!taken.statuses.counts(status)) {
+				List<Acquisition> acquisition = List.of(taken.acquisition);
+				refunded++;
+				if (async) {
+					limiter.refundAsync(acquisition, taken.result);
+					continue;
+				}
+				try {
+					limiter.refund(acquisition, taken.result);
+				}
+				catch (RuntimeException ex) {
+					// a store that fails to give back is logged and counted by the store; the answer stands
+					refunded--;
+				}
+			}
+		}
+		this.consumed.clear();
+		return refunded;
+	}
+
 	/** Records a stage's decisions and, when admitted, what it consumed. */
 	void record(List<Acquisition> acquisitions, RateLimitResult result) {
 		int first = this.decisions.size();
@@ -50,7 +138,11 @@ public final class RequestLimits {
 			// only what was taken can be given back: a shadow limit that rejected took nothing
 			for (int i = 0; i < acquisitions.size(); i++) {
 				if (result.decisions().get(i).allowed()) {
-					this.consumed.add(new Consumed(acquisitions.get(i), result, first + i));
+					Acquisition acquisition = acquisitions.get(i);
+					CountedStatuses statuses = (this.counting != null) ? this.counting.remove(acquisition) : null;
+					statuses = (statuses != null) ? statuses : CountedStatuses.ALL;
+					this.countsByStatus |= !statuses.countsAll();
+					this.consumed.add(new Consumed(acquisition, result, first + i, statuses));
 				}
 			}
 		}
@@ -82,6 +174,7 @@ public final class RequestLimits {
 			this.decisions.set(taken.decision, this.decisions.get(taken.decision).uncommitted(taken.acquisition.cost()));
 		}
 		this.consumed.clear();
+		this.countsByStatus = false;
 	}
 
 	void defer(List<RouteLimit> routes) {
@@ -94,7 +187,7 @@ public final class RequestLimits {
 		return taken;
 	}
 
-	private record Consumed(Acquisition acquisition, RateLimitResult result, int decision) {
+	private record Consumed(Acquisition acquisition, RateLimitResult result, int decision, CountedStatuses statuses) {
 	}
 
 }

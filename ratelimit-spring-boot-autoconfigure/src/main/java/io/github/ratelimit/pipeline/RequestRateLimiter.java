@@ -113,7 +113,9 @@ public final class RequestRateLimiter {
 				deferred.add(route);
 			}
 			else {
-				now.addAll(bindAll(route.definition(), request));
+				List<Acquisition> bound = bindAll(route.definition(), request);
+				state.countOnly(bound, route.definition().countStatuses());
+				now.addAll(bound);
 			}
 		}
 		if (!deferred.isEmpty()) {
@@ -171,7 +173,9 @@ public final class RequestRateLimiter {
 		}
 		List<Acquisition> acquisitions = new ArrayList<>(2);
 		for (RouteLimit route : state.takeDeferred()) {
-			acquisitions.addAll(bindAll(route.definition(), request));
+			List<Acquisition> bound = bindAll(route.definition(), request);
+			state.countOnly(bound, route.definition().countStatuses());
+			acquisitions.addAll(bound);
 		}
 		return acquisitions;
 	}
@@ -346,6 +350,30 @@ public final class RequestRateLimiter {
 			state.refundAllAsync(this.limiter);
 		}
 		return this.responses.unavailable(unavailable);
+	}
+
+	/**
+	 * Gives back what limits that do not count the final status of a request consumed
+	 * for it (see {@link RequestLimits#settle}). Called once the response status is final;
+	 * refunds on the calling thread.
+	 * @param state the request's state, or {@code null} when nothing limited it
+	 * @param status the final response status
+	 */
+	public void settle(RequestLimits state, int status) {
+		if (state != null) {
+			state.settle(status, this.limiter);
+		}
+	}
+
+	/**
+	 * Gives back as {@link #settle} without waiting for the store: for event loops.
+	 * @param state the request's state, or {@code null} when nothing limited it
+	 * @param status the final response status
+	 */
+	public void settleAsync(RequestLimits state, int status) {
+		if (state != null) {
+			state.settleAsync(status, this.limiter);
+		}
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.List;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -42,6 +43,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		settleBeforeCommit(exchange);
 		if (!this.limiter.hasRoutes()) {
 			return chain.filter(exchange);
 		}
@@ -53,6 +55,27 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(now, state, 0))
 			.flatMap((verdict) -> apply(exchange, verdict, state, this.limiter, chain));
+	}
+
+	/**
+	 * Gives back what limits that do not count the final status consumed, as the response
+	 * commits: its status is final then, whoever wrote it (a handler, an exception
+	 * handler, Spring Security, the error handler). Refunds are sent to the store without
+	 * waiting for it, since this may run on an event loop; the response does not wait
+	 * for them either.
+	 */
+	private void settleBeforeCommit(ServerWebExchange exchange) {
+		exchange.getResponse().beforeCommit(() -> {
+			Object attribute = exchange.getAttribute(RequestLimits.ATTRIBUTE);
+			if (!(attribute instanceof RequestLimits state) || !state.countsByStatus()) {
+				return Mono.empty();
+			}
+			HttpStatusCode status = exchange.getResponse().getStatusCode();
+			int code = (status != null) ? status.value() : 200;
+			// sent to the store, not waited for: this may be an event loop
+			this.limiter.settleAsync(state, code);
+			return Mono.empty();
+		});
 	}
 
 	/**

@@ -157,7 +157,9 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 				plan = this.plans.resolve(request.principal());
 				planResolved = true;
 			}
-			acquisitions.addAll(definition.acquisitions(identity, plan));
+			List<Acquisition> limited = definition.acquisitions(identity, plan);
+			ReactiveResponses.state(exchange).countOnly(limited, definition.countStatuses());
+			acquisitions.addAll(limited);
 			if (limit.settings().maxWait() != null && definition.maxWait().compareTo(maxWait) > 0) {
 				maxWait = definition.maxWait();
 			}

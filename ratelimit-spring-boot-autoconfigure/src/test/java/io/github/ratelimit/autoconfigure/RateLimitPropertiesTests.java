@@ -85,6 +85,15 @@ class RateLimitPropertiesTests {
 		assertThat(policy.getMaxWait()).as("no policy makes a caller wait unless it says so").isNull();
 		assertThat(policy.getCalendar()).isNull();
 		assertThat(policy.getTimeZone()).isNull();
+		assertThat(policy.getCountStatuses()).as("every request counts unless the policy says otherwise").isEmpty();
+	}
+
+	@Test
+	void bindsCountStatusesFromAListOrACommaSeparatedValue() {
+		RateLimitProperties properties = bind(Map.of("ratelimit.policies.logins.count-statuses", "401,403",
+				"ratelimit.routes[0].count-statuses[0]", "5xx"));
+		assertThat(properties.getPolicies().get("logins").getCountStatuses()).containsExactly("401", "403");
+		assertThat(properties.getRoutes().get(0).getCountStatuses()).containsExactly("5xx");
 	}
 
 	@Test

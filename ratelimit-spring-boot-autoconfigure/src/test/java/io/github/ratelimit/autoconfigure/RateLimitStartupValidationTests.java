@@ -555,6 +555,24 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenAPolicyCountsAStatusClassThatDoesNotExist() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.logins.capacity=5", "ratelimit.policies.logins.count-statuses=401,7xx")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.logins.count-statuses",
+					"'7xx' is neither a status code from 100 to 599 nor a status class from 1xx to 5xx",
+					"Use status codes such as 401 and 403, or classes such as 4xx and 5xx"));
+	}
+
+	@Test
+	void failsWhenARouteCountsSomethingThatIsNoStatus() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/login", "ratelimit.routes[0].capacity=5",
+					"ratelimit.routes[0].key=ip", "ratelimit.routes[0].count-statuses=abc")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].count-statuses",
+					"'abc' is neither a status code", "Use status codes such as 401"));
+	}
+
+	@Test
 	void failsWhenAnnotationTimeZoneIsUnknown() {
 		this.aopContextRunner.withBean(UnknownTimeZoneService.class)
 			.run((context) -> assertConfigurationFailure(context,

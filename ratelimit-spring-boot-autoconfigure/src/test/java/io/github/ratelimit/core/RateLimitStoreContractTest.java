@@ -276,6 +276,28 @@ public abstract class RateLimitStoreContractTest {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void refundOfAnEarlierRequestWhoseOutcomeDidNotCountFreesExactlyItsCost(Algorithm algorithm) {
+		// counting by outcome: requests finish out of order, and the first one is given back
+		// seconds later, after the others were admitted
+		RateLimit limit = RateLimit.of("failed-logins", algorithm, 3, Duration.ofHours(1));
+		Acquisition one = new Acquisition(limit, "alice", 1);
+		at(T0 + SECOND);
+		RateLimitResult first = acquireAll(one);
+		at(T0 + 2 * SECOND);
+		acquireAll(one);
+		at(T0 + 3 * SECOND);
+		assertThat(acquireAll(one).allowed()).isTrue();
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+		at(T0 + 4 * SECOND);
+		this.store.refund(List.of(one), first);
+		RateLimitDecision freed = acquire(limit, 1);
+		assertThat(freed.allowed()).isTrue();
+		assertThat(freed.remaining()).isZero();
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void distinctIdentitiesHaveIndependentBuckets(Algorithm algorithm) {
 		RateLimit limit = RateLimit.of("orders", algorithm, 2, Duration.ofSeconds(1));
 		assertThat(acquireAll(new Acquisition(limit, "alice", 2)).allowed()).isTrue();

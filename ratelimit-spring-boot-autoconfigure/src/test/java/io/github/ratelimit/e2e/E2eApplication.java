@@ -75,7 +75,7 @@ public class E2eApplication {
 	@Bean
 	SecurityFilterChain security(HttpSecurity http) throws Exception {
 		http.csrf((csrf) -> csrf.disable())
-			.authorizeHttpRequests((requests) -> requests.requestMatchers("/private/**")
+			.authorizeHttpRequests((requests) -> requests.requestMatchers("/private/**", "/members/**")
 				.authenticated()
 				.anyRequest()
 				.permitAll())
@@ -217,6 +217,26 @@ public class E2eApplication {
 			return "shadowed";
 		}
 
+		@RateLimited(name = "failed-sign-ins", capacity = 5, period = "15m", keyExpression = "#username",
+				countStatuses = "401")
+		@PostMapping("/sign-in")
+		String signIn(@RequestParam String username, @RequestParam String password) {
+			if (!"right".equals(password)) {
+				throw new WrongPassword();
+			}
+			return "welcome " + username;
+		}
+
+		@ExceptionHandler(WrongPassword.class)
+		ResponseEntity<String> wrongPassword() {
+			return ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("wrong password");
+		}
+
+		@GetMapping("/members/me")
+		String member(java.security.Principal principal) {
+			return principal.getName();
+		}
+
 		@GetMapping("/private/guarded")
 		String guarded() {
 			return "guarded";
@@ -232,6 +252,15 @@ public class E2eApplication {
 		@GetMapping("/leaky")
 		String leaky() {
 			return "leaky";
+		}
+
+	}
+
+	/** A failed sign-in, answered 401 by an exception handler. */
+	static class WrongPassword extends RuntimeException {
+
+		WrongPassword() {
+			super("wrong password");
 		}
 
 	}

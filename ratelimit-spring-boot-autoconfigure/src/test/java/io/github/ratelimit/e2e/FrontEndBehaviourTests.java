@@ -6,6 +6,12 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -237,6 +243,71 @@ abstract class FrontEndBehaviourTests {
 		}
 		// the queue of 3 is full: the fourth would wait longer than the queue allows
 		assertThat(this.http.get("/leaky").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void limitCountingOnly401sLetsSuccessfulSignInsThroughAndRejectsTheSixthFailure() {
+		for (int i = 0; i < 50; i++) {
+			HttpResponse<String> welcome = this.http.post("/sign-in?username=heidi&password=right", "");
+			assertThat(welcome.statusCode()).isEqualTo(200);
+			// the headers advertise what is left if this request counts: it is given back afterwards
+			assertThat(welcome.headers().firstValue("RateLimit")).hasValueSatisfying(
+					(value) -> assertThat(value).startsWith("\"failed-sign-ins\";r=4;"));
+		}
+		for (int i = 1; i <= 5; i++) {
+			HttpResponse<String> failed = this.http.post("/sign-in?username=heidi&password=wrong", "");
+			assertThat(failed.statusCode()).isEqualTo(401);
+			String remaining = "\"failed-sign-ins\";r=" + (5 - i) + ";";
+			assertThat(failed.headers().firstValue("RateLimit"))
+				.hasValueSatisfying((value) -> assertThat(value).startsWith(remaining));
+		}
+		HttpResponse<String> sixth = this.http.post("/sign-in?username=heidi&password=wrong", "");
+		assertThat(sixth.statusCode()).isEqualTo(429);
+		assertThat(sixth.body()).contains("\"violated-policies\":[\"failed-sign-ins\"]");
+		// the account is locked for everyone guessing; other accounts are not
+		assertThat(this.http.post("/sign-in?username=heidi&password=right", "").statusCode()).isEqualTo(429);
+		assertThat(this.http.post("/sign-in?username=ivan&password=right", "").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void concurrentWrongPasswordsNeverGetPastTheLimitCountingFailures() throws Exception {
+		ExecutorService clients = Executors.newFixedThreadPool(16);
+		try {
+			List<Future<Integer>> answers = new ArrayList<>();
+			for (int i = 0; i < 50; i++) {
+				answers.add(clients.submit(
+						() -> new HttpTestClient(this.port).post("/sign-in?username=judy&password=wrong", "").statusCode()));
+			}
+			List<Integer> statuses = new ArrayList<>();
+			for (Future<Integer> answer : answers) {
+				statuses.add(answer.get(30, TimeUnit.SECONDS));
+			}
+			// the permit is taken before the password is checked: at most 5 checks, whatever the timing
+			assertThat(statuses).containsOnly(401, 429);
+			assertThat(statuses.stream().filter((status) -> status == 401).count()).isEqualTo(5);
+		}
+		finally {
+			clients.shutdownNow();
+		}
+	}
+
+	@Test
+	void routeLimitBeforeSecurityCountsOnlyTheFailuresSecurityAnswers() {
+		String[] alice = HttpTestClient.basic("alice", "alice-pw");
+		String[] wrong = HttpTestClient.basic("alice", "wrong");
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.http.get("/members/me", alice).statusCode()).isEqualTo(200);
+		}
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.http.get("/members/me", wrong).statusCode()).isEqualTo(401);
+		}
+		HttpResponse<String> rejected = this.http.get("/members/me", wrong);
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"/members/**\"]");
+		assertThat(this.http.get("/members/me", alice).statusCode()).isEqualTo(429);
+		// an hour later the bucket has refilled and the address may try again
+		advance(Duration.ofHours(1));
+		assertThat(this.http.get("/members/me", alice).statusCode()).isEqualTo(200);
 	}
 
 	@Test

@@ -69,7 +69,7 @@ public class ReactiveE2eApplication {
 	@Bean
 	SecurityWebFilterChain security(ServerHttpSecurity http) {
 		return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
-			.authorizeExchange((exchanges) -> exchanges.pathMatchers("/private/**").authenticated().anyExchange().permitAll())
+			.authorizeExchange((exchanges) -> exchanges.pathMatchers("/private/**", "/members/**").authenticated().anyExchange().permitAll())
 			.httpBasic(Customizer.withDefaults())
 			.build();
 	}
@@ -165,6 +165,26 @@ public class ReactiveE2eApplication {
 			return Mono.just("refund " + id);
 		}
 
+		@RateLimited(name = "failed-sign-ins", capacity = 5, period = "15m", keyExpression = "#username",
+				countStatuses = "401")
+		@PostMapping("/sign-in")
+		Mono<String> signIn(@RequestParam String username, @RequestParam String password) {
+			if (!"right".equals(password)) {
+				return Mono.error(new WrongPassword());
+			}
+			return Mono.just("welcome " + username);
+		}
+
+		@ExceptionHandler(WrongPassword.class)
+		ResponseEntity<String> wrongPassword() {
+			return ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("wrong password");
+		}
+
+		@GetMapping("/members/me")
+		Mono<String> member(Principal principal) {
+			return Mono.just(principal.getName());
+		}
+
 		@RateLimited(algorithm = Algorithm.TOKEN_BUCKET, capacity = 1, refillTokens = 10, period = "1s",
 				key = KeySource.GLOBAL, maxWait = "2s")
 		@GetMapping("/patient")
@@ -177,6 +197,15 @@ public class ReactiveE2eApplication {
 		@GetMapping("/leaky")
 		Mono<String> leaky() {
 			return Mono.just("leaky");
+		}
+
+	}
+
+	/** A failed sign-in, answered 401 by an exception handler. */
+	static class WrongPassword extends RuntimeException {
+
+		WrongPassword() {
+			super("wrong password");
 		}
 
 	}

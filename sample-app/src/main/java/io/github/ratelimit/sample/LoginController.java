@@ -43,7 +43,7 @@ public class LoginController {
 	 */
 	@RateLimited(name = "login-ip", capacity = 10, period = "1m", key = KeySource.IP)
 	@RateLimited(name = "login-username", algorithm = Algorithm.SLIDING_WINDOW_LOG, capacity = 5, period = "1m",
-			keyExpression = "#credentials.username?.toLowerCase(T(java.util.Locale).ROOT)")
+			keyExpression = "#credentials.username?.toLowerCase(T(java.util.Locale).ROOT)", countStatuses = "401")
 	@PostMapping("/api/login")
 	public ResponseEntity<?> login(@RequestBody Credentials credentials) {
 		if (credentials.username() == null || credentials.password() == null) {

@@ -214,6 +214,16 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void loginUsernameCountsOnlyFailedAttempts() throws Exception {
+		for (int i = 1; i <= 8; i++) {
+			HttpResponse<String> signedIn = login("alice", "alice-secret");
+			assertThat(signedIn.statusCode()).as("sign-in %d", i).isEqualTo(200);
+			// advertised as if it counted; it is given back once the 200 is final
+			assertThat(member(signedIn, "RateLimit", "login-username")).startsWith("\"login-username\";r=4;");
+		}
+	}
+
+	@Test
 	void loginIsLimitedPerUsernameAndPerClientIp() throws Exception {
 		for (int i = 1; i <= 5; i++) {
 			HttpResponse<String> attempt = login("alice", "guess-" + i);
@@ -303,13 +313,14 @@ class SampleApplicationTests {
 		HttpResponse<String> signedIn = login("BoB", "bob-secret");
 		assertThat(signedIn.statusCode()).isEqualTo(200);
 		assertThat(JsonPath.<String>read(signedIn.body(), "$.username")).isEqualTo("bob");
-		// ...and so does the limit: five attempts in all, however the name is written
-		String[] variants = { "bob", "BOB", "bOb", "Bob" };
+		// ...and so does the limit: five failed attempts in all, however the name is written
+		// (the successful sign-in was given back: only 401s count)
+		String[] variants = { "bob", "BOB", "bOb", "Bob", "boB" };
 		for (int i = 0; i < variants.length; i++) {
 			HttpResponse<String> attempt = login(variants[i], "guess");
 			assertThat(attempt.statusCode()).as(variants[i]).isEqualTo(401);
 			assertThat(member(attempt, "RateLimit", "login-username"))
-				.startsWith("\"login-username\";r=" + (3 - i) + ";");
+				.startsWith("\"login-username\";r=" + (4 - i) + ";");
 		}
 		assertQuotaExceeded(login("bOB", "bob-secret"), "login-username");
 		assertQuotaExceeded(login("bob", "bob-secret"), "login-username");
