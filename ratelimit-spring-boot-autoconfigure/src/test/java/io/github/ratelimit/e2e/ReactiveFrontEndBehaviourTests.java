@@ -7,7 +7,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
-import reactor.core.scheduler.ReactorBlockHoundIntegration;
 
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -27,12 +26,10 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 
 	@BeforeAll
 	static void detectBlockingCalls() {
-		BlockHound.builder()
-			.with(new ReactorBlockHoundIntegration())
-			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")))
-			// an event loop that is shutting down waits for its last tasks: Netty's, not ours
-			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
-			.install();
+		// with the integrations on the classpath (Reactor's, Spring's, Netty's), which allow
+		// their own known waits, such as Spring's caches of annotation metadata
+		BlockHound.install((builder) -> builder.nonBlockingThreadPredicate(
+				(current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-"))));
 	}
 
 	@Override
