@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
+import reactor.core.scheduler.ReactorBlockHoundIntegration;
 
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -26,10 +27,17 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 
 	@BeforeAll
 	static void detectBlockingCalls() {
-		// with the integrations on the classpath (Reactor's, Spring's, Netty's), which allow
-		// their own known waits, such as Spring's caches of annotation metadata
-		BlockHound.install((builder) -> builder.nonBlockingThreadPredicate(
-				(current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-"))));
+		BlockHound.builder()
+			.with(new ReactorBlockHoundIntegration())
+			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")))
+			// Spring's caches of annotation metadata lock while they grow, on a handler's first calls
+			.allowBlockingCallsInside("org.springframework.util.ConcurrentReferenceHashMap$Segment", "doTask")
+			// Lettuce's asynchronous send waits briefly while a reconnect holds its endpoint,
+			// as its own reactive API does on event loops
+			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
+			// an event loop that is shutting down waits for its last tasks: Netty's, not ours
+			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
+			.install();
 	}
 
 	@Override
