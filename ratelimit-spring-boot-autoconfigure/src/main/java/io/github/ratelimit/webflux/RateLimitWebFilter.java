@@ -27,6 +27,9 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	/** Default order: before Spring Security's web filter chain (order -100). */
 	public static final int DEFAULT_ORDER = -110;
 
+	/** Exchange attribute marking that the request is settled as its response commits. */
+	private static final String SETTLING = RateLimitWebFilter.class.getName() + ".SETTLING";
+
 	private final RequestRateLimiter limiter;
 
 	private final int order;
@@ -43,7 +46,6 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		settleBeforeCommit(exchange);
 		if (!this.limiter.hasRoutes()) {
 			return chain.filter(exchange);
 		}
@@ -60,20 +62,19 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	/**
 	 * Gives back what limits that do not count the final status consumed, as the response
 	 * commits: its status is final then, whoever wrote it (a handler, an exception
-	 * handler, Spring Security, the error handler). Refunds are sent to the store without
-	 * waiting for it, since this may run on an event loop; the response does not wait
-	 * for them either.
+	 * handler, Spring Security, the error handler). Registered once, and only for requests
+	 * that such a limit admitted, so that other requests pay nothing for it. Refunds are
+	 * sent to the store without waiting for it, since this may run on an event loop; the
+	 * response does not wait for them either.
 	 */
-	private void settleBeforeCommit(ServerWebExchange exchange) {
+	private static void settleBeforeCommit(ServerWebExchange exchange, RequestLimits state,
+			RequestRateLimiter limiter) {
+		if (!state.countsByStatus() || exchange.getAttributes().putIfAbsent(SETTLING, Boolean.TRUE) != null) {
+			return;
+		}
 		exchange.getResponse().beforeCommit(() -> {
-			Object attribute = exchange.getAttribute(RequestLimits.ATTRIBUTE);
-			if (!(attribute instanceof RequestLimits state) || !state.countsByStatus()) {
-				return Mono.empty();
-			}
 			HttpStatusCode status = exchange.getResponse().getStatusCode();
-			int code = (status != null) ? status.value() : 200;
-			// sent to the store, not waited for: this may be an event loop
-			this.limiter.settleAsync(state, code);
+			limiter.settleAsync(state, (status != null) ? status.value() : 200);
 			return Mono.empty();
 		});
 	}
@@ -88,6 +89,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return ReactiveResponses.write(exchange, verdict.problem());
 		}
 		ReactiveResponses.advertise(exchange, state, limiter);
+		settleBeforeCommit(exchange, state, limiter);
 		if (verdict.delayMicros() > 0) {
 			// a leaky bucket smooths the output: the request goes on at its drain slot, no thread held
 			return Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000)).then(chain.filter(exchange));
