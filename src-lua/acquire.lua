@@ -8,7 +8,7 @@
 -- ARGV[2]  'acquire', 'check' (decide without consuming) or 'refund' (ARGV[1] is then the
 --          timestamp of the acquisition being given back)
 -- ARGV[3]  number of limits n
--- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc, followed by '!'
+-- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc | cc, followed by '!'
 --          for a shadow limit, whose rejection does not stop the others), capacity,
 --          parameter (emission interval µs for tb and lb, period µs otherwise, or the
 --          window boundaries of a calendar quota, see rl_parameter), cost

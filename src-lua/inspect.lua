@@ -6,7 +6,7 @@
 --          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  number of limits n
--- ARGV[3..] per limit, three values: algorithm (tb | lb | fw | swl | swc), capacity,
+-- ARGV[3..] per limit, three values: algorithm (tb | lb | fw | swl | swc | cc), capacity,
 --          parameter (emission interval µs for tb and lb, period µs otherwise, or the
 --          window boundaries of a calendar quota, see rl_parameter)
 -- Reply    {now, then per limit: exists (1|0), allowed (1|0), remaining, reset_us,

@@ -38,7 +38,7 @@ local function rl_ttl(micros)
   return ms
 end
 
--- The algorithms, by the code the drivers receive (tb, lb, fw, swl, swc): each algorithm
+-- The algorithms, by the code the drivers receive (tb, lb, fw, swl, swc, cc): each algorithm
 -- script registers a function returning its entry, which rl_algorithm calls on first use,
 -- and acquire.lua and inspect.lua dispatch on the entries. An entry:
 --   keys    how many KEYS a bucket takes, from its first key k on

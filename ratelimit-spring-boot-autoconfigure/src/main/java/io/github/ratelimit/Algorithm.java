@@ -25,6 +25,14 @@ public enum Algorithm {
 	SLIDING_WINDOW_LOG,
 
 	/** Weighted estimate of the previous and current window; constant state per identity. */
-	SLIDING_WINDOW_COUNTER
+	SLIDING_WINDOW_COUNTER,
+
+	/**
+	 * At most {@code capacity} calls in flight at once. A call holds its permits until it
+	 * completes (returns, throws, its future or publisher completes, or its HTTP response
+	 * is answered); permits a lost holder never gave back expire after {@code period}
+	 * (default one minute), which should exceed the slowest call.
+	 */
+	CONCURRENCY
 
 }

@@ -17,6 +17,7 @@ import org.springframework.aop.support.AopUtils;
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitWaiter;
@@ -149,15 +150,44 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	/** Gives back the permits of limits that do not count a call that threw. */
 	void settleThrown(Bound bound, RateLimitResult result, Throwable failure) {
+		settleThrown(bound, result, failure, false);
+	}
+
+	/**
+	 * Gives back the permits of limits that do not count a call that threw; without
+	 * waiting for the store when {@code async} (a reactive call, maybe on an event loop).
+	 */
+	void settleThrown(Bound bound, RateLimitResult result, Throwable failure, boolean async) {
 		for (Counted counted : bound.outcomes()) {
 			if (!counted.outcomes().countsThrown(failure)) {
-				refundQuietly(counted.acquisitions(), result);
+				refundQuietly(counted.acquisitions(), result, async);
+			}
+		}
+	}
+
+	/**
+	 * Gives back the permits held while a reactive call ran, when its subscriber cancels
+	 * it: the call no longer runs, whatever it would have come to.
+	 */
+	void settleCancelled(Bound bound, RateLimitResult result) {
+		for (Counted counted : bound.outcomes()) {
+			if (counted.outcomes() == CallOutcomes.NONE) {
+				refundQuietly(counted.acquisitions(), result, true);
 			}
 		}
 	}
 
 	/** Gives back the permits of limits that do not count a call that returned {@code value}. */
 	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value) {
+		settleReturned(bound, result, invocation, value, false);
+	}
+
+	/**
+	 * Gives back the permits of limits that do not count a call that returned
+	 * {@code value}; without waiting for the store when {@code async}.
+	 */
+	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value,
+			boolean async) {
 		for (Counted counted : bound.outcomes()) {
 			boolean counts;
 			try {
@@ -168,12 +198,17 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				counts = true;
 			}
 			if (!counts) {
-				refundQuietly(counted.acquisitions(), result);
+				refundQuietly(counted.acquisitions(), result, async);
 			}
 		}
 	}
 
-	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result) {
+	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async) {
+		if (async) {
+			// completes in the background; a refund the store fails is dropped and counted
+			this.limiter.refundAsync(acquisitions, result);
+			return;
+		}
 		try {
 			this.limiter.refund(acquisitions, result);
 		}
@@ -200,6 +235,11 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			if (route != null) {
 				// a handler's outcome is its response status, known once the response is final
 				context.countOnly(limited, definition.countStatuses());
+			}
+			else if (AlgorithmSpec.of(definition.limit().algorithm()).heldInFlight()) {
+				// a concurrency limit's permits are held while the call runs
+				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
+				outcomes.add(new Counted(limited, CallOutcomes.NONE));
 			}
 			else if (!limit.outcomes().countsAll()) {
 				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;

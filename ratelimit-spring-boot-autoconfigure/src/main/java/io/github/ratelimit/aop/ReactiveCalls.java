@@ -85,8 +85,10 @@ final class ReactiveCalls {
 					}
 					// the outcome of a Mono is its value (null when empty) or its error
 					return call
-						.doOnSuccess((value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, value))
-						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure));
+						.doOnSuccess(
+								(value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, value, true))
+						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
+						.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result()));
 				});
 			}
 			return permit.flatMapMany((taken) -> {
@@ -95,8 +97,10 @@ final class ReactiveCalls {
 					return call;
 				}
 				// a Flux's outcome is its completion (#result is null) or its error
-				return call.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null))
-					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure));
+				return call
+					.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true))
+					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
+					.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result()));
 			});
 		}
 

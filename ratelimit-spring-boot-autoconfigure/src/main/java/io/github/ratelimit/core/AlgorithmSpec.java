@@ -2,6 +2,7 @@ package io.github.ratelimit.core;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -26,6 +27,12 @@ public final class AlgorithmSpec {
 	/** A day: more than any change of a time zone's offset lengthens a calendar window by. */
 	private static final long CALENDAR_MARGIN_MICROS = 86_400_000_000L;
 
+	/** Period of a limit that sets none: one second. */
+	private static final Duration DEFAULT_PERIOD = Duration.ofSeconds(1);
+
+	/** Lease time of a concurrency limit that sets no period: longer than most calls. */
+	private static final Duration DEFAULT_LEASE = Duration.ofMinutes(1);
+
 	private static final Map<Algorithm, AlgorithmSpec> SPECS = specs(
 			spec(Algorithm.TOKEN_BUCKET, TokenBucket::new).redis("token_bucket.lua", "tb").bucket().reserves(),
 			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb")
@@ -38,7 +45,10 @@ public final class AlgorithmSpec {
 			spec(Algorithm.SLIDING_WINDOW_COUNTER, SlidingWindowCounter::new)
 				.redis("sliding_window_counter.lua", "swc")
 				.windowsAligned()
-				.windowsRemembered(2));
+				.windowsRemembered(2),
+			spec(Algorithm.CONCURRENCY, ConcurrencyLeases::new).redis("concurrency.lua", "cc")
+				.heldInFlight()
+				.defaultPeriod(DEFAULT_LEASE));
 
 	private final Algorithm algorithm;
 
@@ -60,6 +70,10 @@ public final class AlgorithmSpec {
 
 	private final int windowsRemembered;
 
+	private final boolean heldInFlight;
+
+	private final Duration defaultPeriod;
+
 	private AlgorithmSpec(Builder builder) {
 		this.algorithm = builder.algorithm;
 		this.states = builder.states;
@@ -72,6 +86,8 @@ public final class AlgorithmSpec {
 		this.reserves = builder.reserves;
 		this.windowsAligned = builder.windowsAligned;
 		this.windowsRemembered = builder.windowsRemembered;
+		this.heldInFlight = builder.heldInFlight;
+		this.defaultPeriod = builder.defaultPeriod;
 	}
 
 	/**
@@ -182,12 +198,31 @@ public final class AlgorithmSpec {
 	}
 
 	/**
+	 * Whether the limit counts calls in flight rather than calls made: what an admitted
+	 * call takes is always given back when it completes, and its period is the time after
+	 * which a permit nobody gave back (its holder was lost) expires.
+	 * @return whether permits are held while the call runs
+	 */
+	public boolean heldInFlight() {
+		return this.heldInFlight;
+	}
+
+	/**
+	 * The period of a limit of this algorithm that sets none: one second, or for a
+	 * concurrency limit a lease of one minute.
+	 * @return the default period
+	 */
+	public Duration defaultPeriod() {
+		return this.defaultPeriod;
+	}
+
+	/**
 	 * Whether a plan may give the limit another period: not when the counters belong to
 	 * aligned windows of the policy's period, since every plan draws from the same bucket.
 	 * @return whether plans may change the period
 	 */
 	public boolean planMayChangePeriod() {
-		return !this.windowsAligned;
+		return !this.windowsAligned && !this.heldInFlight;
 	}
 
 	/**
@@ -260,6 +295,10 @@ public final class AlgorithmSpec {
 
 		private int windowsRemembered = 1;
 
+		private boolean heldInFlight;
+
+		private Duration defaultPeriod = DEFAULT_PERIOD;
+
 		Builder(Algorithm algorithm, Supplier<BucketState> states) {
 			this.algorithm = algorithm;
 			this.states = states;
@@ -293,6 +332,16 @@ public final class AlgorithmSpec {
 
 		Builder windowsAligned() {
 			this.windowsAligned = true;
+			return this;
+		}
+
+		Builder heldInFlight() {
+			this.heldInFlight = true;
+			return this;
+		}
+
+		Builder defaultPeriod(Duration period) {
+			this.defaultPeriod = period;
 			return this;
 		}
 

@@ -16,6 +16,12 @@ public final class CountedStatuses {
 	/** Counts every status: nothing is given back. */
 	public static final CountedStatuses ALL = new CountedStatuses(List.of(), null);
 
+	/**
+	 * Counts no status: everything is given back once the response is final, as a
+	 * concurrency limit's permits are when the call completes.
+	 */
+	public static final CountedStatuses NONE = new CountedStatuses(List.of(), new BitSet(0));
+
 	private final List<String> spelled;
 
 	private final BitSet statuses;

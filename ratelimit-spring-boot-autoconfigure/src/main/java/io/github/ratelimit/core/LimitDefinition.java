@@ -25,13 +25,18 @@ import io.github.ratelimit.KeySource;
  * time zone, other parameters
  * @param countStatuses the final HTTP statuses that count against the limit; a request
  * answered otherwise is given back what it consumed ({@link CountedStatuses#ALL}: every
- * request counts)
+ * request counts; {@link CountedStatuses#NONE} for a concurrency limit, whose permits are
+ * given back whatever the answer)
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
 		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedStatuses countStatuses) {
 
 	public LimitDefinition {
 		countStatuses = (countStatuses != null) ? countStatuses : CountedStatuses.ALL;
+		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
+			// permits held while the call runs are given back whatever its answer
+			countStatuses = CountedStatuses.NONE;
+		}
 		Objects.requireNonNull(limit, "limit must not be null");
 		Objects.requireNonNull(maxWait, "maxWait must not be null");
 		if (maxWait.isNegative()) {

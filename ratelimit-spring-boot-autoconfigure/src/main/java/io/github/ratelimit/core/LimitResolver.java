@@ -273,7 +273,7 @@ public final class LimitResolver {
 					"Set calendar to day, week or month, or remove the time-zone");
 		}
 		Duration period = (calendar != CalendarPeriod.NONE) ? RateLimit.calendarPeriod(calendar)
-				: (merged.period() != null) ? merged.period() : Duration.ofSeconds(1);
+				: (merged.period() != null) ? merged.period() : AlgorithmSpec.of(algorithm).defaultPeriod();
 		if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofMillis(1)) < 0) {
 			throw invalid(origins.of(LimitSettings::period, "period"),
 					"period must be at least 1ms: " + period, "Use a positive duration such as 1s, 15m or PT1H");
@@ -311,6 +311,13 @@ public final class LimitResolver {
 					"count-statuses"), ex.getMessage(),
 					"Use status codes such as 401 and 403, or classes such as 4xx and 5xx; leave it empty to count every request");
 		}
+		if (AlgorithmSpec.of(algorithm).heldInFlight() && !countStatuses.countsAll()) {
+			throw invalid(origins.of((settings) -> settings.countStatuses().isEmpty() ? null : settings.countStatuses(),
+					"count-statuses"),
+					"a concurrency limit gives back every call's permit when it completes, so no status counts: "
+							+ countStatuses.values(),
+					"Remove count-statuses, or use a rate limit to count calls by their answer");
+		}
 		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
 				candidate(name, limit), maxWait, plans(name, limit, cost), countStatuses);
 		if (!claim) {
@@ -340,6 +347,12 @@ public final class LimitResolver {
 				: (settings.capacity() != null ? 0 : enforced.refillTokens());
 		Duration period = (settings.period() != null) ? settings.period() : enforced.period();
 		Algorithm algorithm = (settings.algorithm() != null) ? settings.algorithm() : enforced.algorithm();
+		if (AlgorithmSpec.of(algorithm).heldInFlight() != AlgorithmSpec.of(enforced.algorithm()).heldInFlight()) {
+			throw invalid(origin + ".algorithm",
+					"a candidate counts what its policy counts: calls in flight for a concurrency limit, calls made"
+							+ " otherwise, so " + spelled(algorithm) + " cannot try out " + spelled(enforced.algorithm()),
+					"Give the candidate an algorithm of the same kind as the policy's");
+		}
 		// a candidate of a calendar quota counts per calendar window too, unless it changes the windows
 		boolean calendar = enforced.isCalendar() && settings.period() == null && algorithm == Algorithm.FIXED_WINDOW;
 		try {

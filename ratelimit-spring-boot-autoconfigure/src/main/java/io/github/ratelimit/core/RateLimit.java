@@ -44,6 +44,9 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 	/** Largest time span the stores compute with exactly (2^53 microseconds, about 285 years). */
 	static final long MAX_SPAN_MICROS = 1L << 53;
 
+	/** Largest capacity of a concurrency limit, whose state holds one lease per unit. */
+	public static final long MAX_CONCURRENCY = 100_000;
+
 	public RateLimit {
 		Objects.requireNonNull(name, "name must not be null");
 		Objects.requireNonNull(algorithm, "algorithm must not be null");
@@ -83,6 +86,10 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 		}
 		if (period.compareTo(Duration.ofDays(365 * 100)) > 0) {
 			throw new IllegalArgumentException("period must be at most 100 years: " + period);
+		}
+		if (algorithm == Algorithm.CONCURRENCY && capacity > MAX_CONCURRENCY) {
+			throw new IllegalArgumentException("a concurrency limit keeps one lease per call in flight, so at most "
+					+ MAX_CONCURRENCY + ": " + capacity);
 		}
 		long periodMicros = period.toNanos() / 1_000;
 		long interval = ceilDiv(periodMicros, refillTokens);

@@ -7,6 +7,7 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 import io.github.ratelimit.RateLimited;
 
@@ -25,6 +26,13 @@ public record CallOutcomes(List<Class<? extends Throwable>> exceptions, Expressi
 
 	/** Counts every call. */
 	public static final CallOutcomes ALL = new CallOutcomes(List.of(), null);
+
+	/**
+	 * Counts no call: what it took is given back when it completes, whatever its outcome,
+	 * as for a concurrency limit.
+	 */
+	public static final CallOutcomes NONE = new CallOutcomes(List.of(),
+			new SpelExpressionParser().parseExpression("false"));
 
 	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
@@ -46,6 +54,9 @@ public record CallOutcomes(List<Class<? extends Throwable>> exceptions, Expressi
 	 * @return whether it counts
 	 */
 	public boolean countsThrown(Throwable failure) {
+		if (this == NONE) {
+			return false;
+		}
 		if (countsAll()) {
 			return true;
 		}
@@ -66,6 +77,9 @@ public record CallOutcomes(List<Class<? extends Throwable>> exceptions, Expressi
 	 * @throws org.springframework.expression.EvaluationException when the condition fails
 	 */
 	public boolean countsReturned(Method method, Object[] args, Object result) {
+		if (this == NONE) {
+			return false;
+		}
 		if (countsAll()) {
 			return true;
 		}

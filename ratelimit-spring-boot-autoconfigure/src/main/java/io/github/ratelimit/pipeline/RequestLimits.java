@@ -1,9 +1,12 @@
 package io.github.ratelimit.pipeline;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CountedStatuses;
@@ -25,6 +28,8 @@ public final class RequestLimits {
 
 	/** Name of the request or exchange attribute holding the state. */
 	public static final String ATTRIBUTE = RequestLimits.class.getName();
+
+	private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
 	private final List<RateLimitDecision> decisions = new ArrayList<>(2);
 
@@ -89,21 +94,6 @@ public final class RequestLimits {
 	 * @return how many acquisitions were given back
 	 */
 	public int settle(int status, RateLimiter limiter) {
-		return settle(status, limiter, false);
-	}
-
-	/**
-	 * Gives back like {@link #settle(int, RateLimiter)} without waiting for the store, for
-	 * event loops: the refunds complete in the background.
-	 * @param status the final response status
-	 * @param limiter gives back
-	 * @return how many acquisitions are given back
-	 */
-	public int settleAsync(int status, RateLimiter limiter) {
-		return settle(status, limiter, true);
-	}
-
-	private int settle(int status, RateLimiter limiter, boolean async) {
 		if (!this.countsByStatus) {
 			return 0;
 		}
@@ -111,14 +101,9 @@ public final class RequestLimits {
 		int refunded = 0;
 		for (Consumed taken : this.consumed) {
 			if (!taken.statuses.counts(status)) {
-				List<Acquisition> acquisition = List.of(taken.acquisition);
 				refunded++;
-				if (async) {
-					limiter.refundAsync(acquisition, taken.result);
-					continue;
-				}
 				try {
-					limiter.refund(acquisition, taken.result);
+					limiter.refund(List.of(taken.acquisition), taken.result);
 				}
 				catch (RuntimeException ex) {
 					// a store that fails to give back is logged and counted by the store; the answer stands
@@ -128,6 +113,32 @@ public final class RequestLimits {
 		}
 		this.consumed.clear();
 		return refunded;
+	}
+
+	/**
+	 * Gives back like {@link #settle(int, RateLimiter)} without waiting for the store, for
+	 * event loops: the refunds complete in the background, and one the store fails is
+	 * dropped (the store and the observers count it).
+	 * @param status the final response status
+	 * @param limiter gives back
+	 * @return completes when every refund has (whether or not the store took it)
+	 */
+	public CompletionStage<Void> settleAsync(int status, RateLimiter limiter) {
+		if (!this.countsByStatus) {
+			return DONE;
+		}
+		this.countsByStatus = false;
+		CompletableFuture<?>[] refunds = new CompletableFuture<?>[this.consumed.size()];
+		int n = 0;
+		for (Consumed taken : this.consumed) {
+			if (!taken.statuses.counts(status)) {
+				refunds[n++] = limiter.refundAsync(List.of(taken.acquisition), taken.result)
+					.toCompletableFuture()
+					.exceptionally((failure) -> null);
+			}
+		}
+		this.consumed.clear();
+		return (n == 0) ? DONE : CompletableFuture.allOf(Arrays.copyOf(refunds, n));
 	}
 
 	/** Records a stage's decisions and, when admitted, what it consumed. */

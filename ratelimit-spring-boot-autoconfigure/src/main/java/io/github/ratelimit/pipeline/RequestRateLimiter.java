@@ -366,14 +366,14 @@ public final class RequestRateLimiter {
 	}
 
 	/**
-	 * Gives back as {@link #settle} without waiting for the store: for event loops.
+	 * Gives back as {@link #settle} without blocking: for event loops.
 	 * @param state the request's state, or {@code null} when nothing limited it
 	 * @param status the final response status
+	 * @return completes when the store has answered every refund (a failed refund is
+	 * dropped, never an error)
 	 */
-	public void settleAsync(RequestLimits state, int status) {
-		if (state != null) {
-			state.settleAsync(status, this.limiter);
-		}
+	public CompletionStage<Void> settleAsync(RequestLimits state, int status) {
+		return (state != null) ? state.settleAsync(status, this.limiter) : CompletableFuture.completedFuture(null);
 	}
 
 	/**

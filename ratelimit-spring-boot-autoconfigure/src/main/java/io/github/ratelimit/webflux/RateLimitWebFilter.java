@@ -60,23 +60,28 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	}
 
 	/**
-	 * Gives back what limits that do not count the final status consumed, as the response
-	 * commits: its status is final then, whoever wrote it (a handler, an exception
-	 * handler, Spring Security, the error handler). Registered once, and only for requests
-	 * that such a limit admitted, so that other requests pay nothing for it. Refunds are
-	 * sent to the store without waiting for it, since this may run on an event loop; the
-	 * response does not wait for them either.
+	 * Gives back what limits that do not count the final status consumed (and what
+	 * concurrency limits hold while the request runs), as the response commits: its status
+	 * is final then, whoever wrote it (a handler, an exception handler, Spring Security,
+	 * the error handler), and the client has not seen it yet, so its next request finds
+	 * the permits back. The commit waits for the store without blocking. A response that
+	 * never commits (the client went away) is settled when the exchange ends. Registered
+	 * once, and only for requests that such a limit admitted, so that other requests pay
+	 * nothing for it.
 	 */
-	private static void settleBeforeCommit(ServerWebExchange exchange, RequestLimits state,
-			RequestRateLimiter limiter) {
+	private static Mono<Void> settling(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter,
+			Mono<Void> chain) {
 		if (!state.countsByStatus() || exchange.getAttributes().putIfAbsent(SETTLING, Boolean.TRUE) != null) {
-			return;
+			return chain;
 		}
-		exchange.getResponse().beforeCommit(() -> {
-			HttpStatusCode status = exchange.getResponse().getStatusCode();
-			limiter.settleAsync(state, (status != null) ? status.value() : 200);
-			return Mono.empty();
-		});
+		exchange.getResponse()
+			.beforeCommit(() -> Mono.fromCompletionStage(() -> limiter.settleAsync(state, status(exchange))));
+		return chain.doFinally((signal) -> limiter.settleAsync(state, status(exchange)));
+	}
+
+	private static int status(ServerWebExchange exchange) {
+		HttpStatusCode status = exchange.getResponse().getStatusCode();
+		return (status != null) ? status.value() : 200;
 	}
 
 	/**
@@ -89,12 +94,12 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return ReactiveResponses.write(exchange, verdict.problem());
 		}
 		ReactiveResponses.advertise(exchange, state, limiter);
-		settleBeforeCommit(exchange, state, limiter);
 		if (verdict.delayMicros() > 0) {
 			// a leaky bucket smooths the output: the request goes on at its drain slot, no thread held
-			return Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000)).then(chain.filter(exchange));
+			return settling(exchange, state, limiter,
+					Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000)).then(chain.filter(exchange)));
 		}
-		return chain.filter(exchange);
+		return settling(exchange, state, limiter, chain.filter(exchange));
 	}
 
 	@Override
