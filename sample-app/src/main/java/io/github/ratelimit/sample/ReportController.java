@@ -2,11 +2,13 @@ package io.github.ratelimit.sample;
 
 import java.net.URI;
 import java.security.Principal;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -15,13 +17,16 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
 
 /**
  * Reports: two endpoints sharing the {@code reports} limit with different costs.
  * Generating a report costs 25 units, reading one costs 1, out of 100 per minute and per
- * user: four reports a minute, or three reports and plenty of reads.
+ * user: four reports a minute, or three reports and plenty of reads. A slow report holds
+ * one of at most two permits per user while it runs: a limit on calls in flight, not on
+ * their rate.
  */
 @RestController
 @RequestMapping("/api/reports")
@@ -32,6 +37,32 @@ public class ReportController {
 	private final Map<Long, Report> reports = new ConcurrentHashMap<>();
 
 	private final AtomicLong ids = new AtomicLong();
+
+	private final Duration slowReportTime;
+
+	/**
+	 * Creates the controller.
+	 * @param slowReportTime how long a slow report takes ({@code sample.slow-report-time})
+	 */
+	public ReportController(@Value("${sample.slow-report-time:2s}") Duration slowReportTime) {
+		this.slowReportTime = slowReportTime;
+	}
+
+	/**
+	 * Runs a slow report, such as an export: at most two run at once per user, on every
+	 * instance together when the store is Redis. A third gets 429 at once, with a short
+	 * {@code Retry-After}; the permit comes back when a report ends, however it ends.
+	 * @param principal the authenticated user
+	 * @return what the report took
+	 * @throws InterruptedException when the server stops during the report
+	 */
+	@RateLimited(name = "slow-reports", algorithm = Algorithm.CONCURRENCY, capacity = 2, period = "1m",
+			key = KeySource.PRINCIPAL)
+	@GetMapping("/slow")
+	public String slowReport(Principal principal) throws InterruptedException {
+		Thread.sleep(this.slowReportTime.toMillis());
+		return "slow report for " + principal.getName() + " took " + this.slowReportTime.toMillis() + " ms\n";
+	}
 
 	/**
 	 * Generates a report, the expensive operation.

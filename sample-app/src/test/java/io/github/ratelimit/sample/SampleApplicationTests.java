@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (per client address, and every test calls from 127.0.0.1) is full again, and uses
  * limits or identities no other test touches otherwise.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sample.slow-report-time=1500ms")
 class SampleApplicationTests {
 
 	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
@@ -416,6 +417,29 @@ class SampleApplicationTests {
 			.filter((member) -> member.startsWith("\"" + limit + "\";"))
 			.findFirst()
 			.orElse(null);
+	}
+
+	@Test
+	void atMostTwoSlowReportsRunAtOncePerUser() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> running = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			running.add(this.http.sendAsync(request("/api/reports/slow", ALICE).GET().build(),
+					HttpResponse.BodyHandlers.ofString()));
+		}
+		// once both are running (each takes 1.5s), a third is turned away at once rather than queued
+		Thread.sleep(300);
+		HttpResponse<String> third = get("/api/reports/slow", ALICE);
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(third.body()).contains("\"violated-policies\":[\"slow-reports\"]");
+		// another user has permits of their own
+		assertThat(this.http.sendAsync(request("/api/reports/slow", BOB).GET().build(),
+				HttpResponse.BodyHandlers.ofString()).get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		for (CompletableFuture<HttpResponse<String>> report : running) {
+			assertThat(report.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		}
+		// both reports are over: their permits are back
+		assertThat(get("/api/reports/slow", ALICE).statusCode()).isEqualTo(200);
 	}
 
 	private HttpResponse<String> get(String path, String credentials) throws IOException, InterruptedException {
