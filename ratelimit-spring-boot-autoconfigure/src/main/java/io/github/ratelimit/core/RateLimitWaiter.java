@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.ratelimit.RateLimitExceededException;
@@ -83,24 +84,32 @@ public final class RateLimitWaiter implements AutoCloseable {
 		long slept = 0;
 		while (true) {
 			long left = maxWaitMicros - Math.max(this.clock.nowMicros() - start, slept);
-			RateLimitResult result = this.limiter.acquire(acquisitions, Math.max(0, left));
-			if (result.allowed()) {
-				sleepUntilSlot(acquisitions, result);
-				return result;
-			}
-			long retry = retryAfter(result);
-			if (retry > left) {
-				return result;
-			}
+			// watched before deciding, so that a release right after the rejection is not missed
+			ReleaseWait release = (maxWaitMicros > 0) ? this.limiter.watchReleases(acquisitions) : null;
 			try {
-				this.sleeper.sleep(retry);
+				RateLimitResult result = this.limiter.acquire(acquisitions, Math.max(0, left));
+				if (result.allowed()) {
+					sleepUntilSlot(acquisitions, result);
+					return result;
+				}
+				long retry = retryAfter(result);
+				if (retry > left) {
+					return result;
+				}
+				try {
+					// a concurrency limit's waiter wakes when a call gives its permit back
+					slept += (release != null) ? awaitRelease(release, retry) : sleep(retry);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw interrupted(result, retry);
+				}
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw interrupted(result, retry);
+			finally {
+				if (release != null) {
+					release.close();
+				}
 			}
-			// a clock standing still (or behind) never makes the loop wait forever
-			slept += retry;
 		}
 	}
 
@@ -134,6 +143,24 @@ public final class RateLimitWaiter implements AutoCloseable {
 		for (AsyncWait wait : this.pending) {
 			wait.fail(new CancellationException("The rate limit waiter was closed"));
 		}
+	}
+
+	/**
+	 * Sleeps for the retry-after; a clock standing still (or behind) still counts it, so
+	 * the loop never waits forever.
+	 */
+	private long sleep(long retry) throws InterruptedException {
+		this.sleeper.sleep(retry);
+		return retry;
+	}
+
+	/** Waits for a release or the retry-after, whichever comes first; returns the time waited. */
+	private static long awaitRelease(ReleaseWait release, long retry) throws InterruptedException {
+		long before = System.nanoTime();
+		if (!release.await(retry)) {
+			return retry;
+		}
+		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - before));
 	}
 
 	private void sleepUntilSlot(List<Acquisition> acquisitions, RateLimitResult result) {
@@ -228,12 +255,19 @@ public final class RateLimitWaiter implements AutoCloseable {
 			}
 			RateLimitResult result;
 			long left = this.maxWaitMicros - Math.max(RateLimitWaiter.this.clock.nowMicros() - this.start, this.slept);
+			ReleaseWait release = (this.maxWaitMicros > 0) ? RateLimitWaiter.this.limiter.watchReleases(this.acquisitions)
+					: null;
 			try {
 				result = RateLimitWaiter.this.limiter.acquire(this.acquisitions, Math.max(0, left));
 			}
 			catch (RuntimeException ex) {
+				close(release);
 				this.future.completeExceptionally(ex);
 				return;
+			}
+			if (release != null && (result.allowed() || retryAfter(result) > left)) {
+				release.close();
+				release = null;
 			}
 			if (result.allowed()) {
 				long delay = result.delayMicros();
@@ -255,8 +289,31 @@ public final class RateLimitWaiter implements AutoCloseable {
 				this.future.complete(result);
 				return;
 			}
-			this.slept += retry;
-			schedule(this::attempt, retry);
+			if (release == null) {
+				this.slept += retry;
+				schedule(this::attempt, retry);
+				return;
+			}
+			// a concurrency limit's waiter tries again when a call gives its permit back, or
+			// after the retry-after, whichever comes first
+			ReleaseWait watching = release;
+			AtomicBoolean woken = new AtomicBoolean();
+			long since = System.nanoTime();
+			Runnable again = () -> {
+				if (woken.compareAndSet(false, true)) {
+					watching.close();
+					this.slept += Math.min(retry, Math.max(1, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - since)));
+					attempt();
+				}
+			};
+			watching.released().thenRun(() -> schedule(again, 0));
+			schedule(again, retry);
+		}
+
+		private static void close(ReleaseWait release) {
+			if (release != null) {
+				release.close();
+			}
 		}
 
 		void release() {

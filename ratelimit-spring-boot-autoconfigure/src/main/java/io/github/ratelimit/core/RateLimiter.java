@@ -19,6 +19,8 @@ public final class RateLimiter {
 
 	private final RateLimitObserver observer;
 
+	private final ReleaseWait.Signals releases = new ReleaseWait.Signals();
+
 	/**
 	 * Creates a limiter.
 	 * @param store the store holding the buckets
@@ -145,9 +147,27 @@ public final class RateLimiter {
 	 */
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
 		if (!acquisitions.isEmpty()) {
-			this.store.refund(merge(acquisitions), decided);
+			try {
+				this.store.refund(merge(acquisitions), decided);
+			}
+			finally {
+				// a release the store failed to take still ends the call: waiters try again
+				this.releases.released(acquisitions);
+			}
 			this.observer.refunded(acquisitions, decided);
 		}
+	}
+
+	/**
+	 * Starts watching for releases of the permits held in flight among acquisitions, on
+	 * this limiter: a caller about to decide them, and to wait if it is rejected, watches
+	 * first so that a release in between is not missed.
+	 * @param acquisitions the acquisitions about to be decided
+	 * @return the wait, to be closed when done, or {@code null} when no acquisition is of
+	 * a limit on calls in flight
+	 */
+	public ReleaseWait watchReleases(List<Acquisition> acquisitions) {
+		return this.releases.watch(acquisitions);
 	}
 
 	/**
@@ -167,9 +187,11 @@ public final class RateLimiter {
 			refunded = this.store.refundAsync(merge(acquisitions), decided);
 		}
 		catch (RuntimeException ex) {
+			this.releases.released(acquisitions);
 			return CompletableFuture.failedFuture(ex);
 		}
-		return refunded.thenRun(() -> this.observer.refunded(acquisitions, decided));
+		return refunded.whenComplete((done, failure) -> this.releases.released(acquisitions))
+			.thenRun(() -> this.observer.refunded(acquisitions, decided));
 	}
 
 	/**

@@ -21,6 +21,7 @@ import io.github.ratelimit.core.LimitDefinition;
 import io.github.ratelimit.core.RateLimitDecision;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.ReleaseWait;
 
 /**
  * Limits HTTP requests whatever web stack carries them: matches route limits against the
@@ -219,7 +220,12 @@ public final class RequestRateLimiter {
 	private CompletionStage<Verdict> attempt(List<Acquisition> acquisitions, RequestLimits state,
 			long maxWaitMicros, long deadline) {
 		long left = (maxWaitMicros > 0) ? Math.max(0, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime())) : 0;
+		// watched before deciding, so that a release right after the rejection is not missed
+		ReleaseWait release = (maxWaitMicros > 0) ? this.limiter.watchReleases(acquisitions) : null;
 		return this.limiter.acquireAsync(acquisitions, left).handle((result, failure) -> {
+			if (release != null && (failure != null || result.allowed() || retryAfterMicros(result) > left)) {
+				release.close();
+			}
 			if (failure != null) {
 				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
 						? failure.getCause() : failure;
@@ -232,8 +238,15 @@ public final class RequestRateLimiter {
 			if (!result.allowed() && retryAfter > 0 && retryAfter <= left) {
 				// rejected stages consume nothing: try again once the quota is back
 				Executor timer = CompletableFuture.delayedExecutor(retryAfter, TimeUnit.MICROSECONDS);
-				return CompletableFuture.supplyAsync(() -> null, timer)
-					.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
+				CompletableFuture<Object> retry = CompletableFuture.supplyAsync(() -> null, timer);
+				if (release == null) {
+					return retry.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
+				}
+				// a concurrency limit's waiter tries again as soon as a call gives its permit back
+				return CompletableFuture.anyOf(retry, release.released()).thenComposeAsync((ignored) -> {
+					release.close();
+					return attempt(acquisitions, state, maxWaitMicros, deadline);
+				});
 			}
 			return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
 		}).thenCompose((next) -> next);

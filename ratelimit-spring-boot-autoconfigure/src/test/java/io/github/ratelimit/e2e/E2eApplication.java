@@ -170,6 +170,21 @@ public class E2eApplication {
 			return "daily " + id;
 		}
 
+		@RateLimited(name = "exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP,
+				maxWait = "5s")
+		@GetMapping("/export/{id}")
+		String export(@PathVariable String id) throws InterruptedException {
+			ExportGate.entered();
+			ExportGate.await();
+			return "export " + id;
+		}
+
+		@RateLimited(name = "exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP)
+		@GetMapping("/export-now/{id}")
+		String exportNow(@PathVariable String id) {
+			return "export " + id;
+		}
+
 		@RateLimited(name = "handler-and-route", capacity = 1, period = "1h", key = KeySource.PRINCIPAL)
 		@GetMapping("/private/both")
 		String both() {

@@ -8,6 +8,7 @@ import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -308,6 +309,28 @@ abstract class FrontEndBehaviourTests {
 		// an hour later the bucket has refilled and the address may try again
 		advance(Duration.ofHours(1));
 		assertThat(this.http.get("/members/me", alice).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void concurrencyLimitHoldsAPermitUntilTheAnswerAndHandsItToTheCallerWaitingForIt() throws Exception {
+		ExportGate.close();
+		CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> this.http.get("/export/1"));
+		assertThat(ExportGate.awaitEntered()).isTrue();
+		// the only permit is held: a call that may wait waits, one that may not is turned away
+		CompletableFuture<HttpResponse<String>> waiting = CompletableFuture
+			.supplyAsync(() -> this.http.get("/export/2"));
+		HttpResponse<String> rejected = this.http.get("/export-now/3");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"exports\"]");
+		assertThat(waiting).isNotDone();
+		ExportGate.open();
+		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		HttpResponse<String> second = waiting.get(10, TimeUnit.SECONDS);
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(second.body()).isEqualTo("export 2");
+		// both answered: the permit is back
+		assertThat(this.http.get("/export-now/4").statusCode()).isEqualTo(200);
 	}
 
 	@Test

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -152,6 +153,24 @@ public class ReactiveE2eApplication {
 		@GetMapping("/daily/{id}")
 		Mono<String> daily(@PathVariable String id) {
 			return Mono.just("daily " + id);
+		}
+
+		@RateLimited(name = "exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP,
+				maxWait = "5s")
+		@GetMapping("/export/{id}")
+		Mono<String> export(@PathVariable String id) {
+			// held off the event loop until the test opens the gate
+			return Mono.fromCallable(() -> {
+				ExportGate.entered();
+				ExportGate.await();
+				return "export " + id;
+			}).subscribeOn(Schedulers.boundedElastic());
+		}
+
+		@RateLimited(name = "exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP)
+		@GetMapping("/export-now/{id}")
+		Mono<String> exportNow(@PathVariable String id) {
+			return Mono.just("export " + id);
 		}
 
 		@GetMapping("/private/routed")
