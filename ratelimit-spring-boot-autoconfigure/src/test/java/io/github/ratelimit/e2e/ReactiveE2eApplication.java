@@ -140,6 +140,12 @@ public class ReactiveE2eApplication {
 			return Mono.just("tenant");
 		}
 
+		/** Answered off the event loop, a little later. */
+		@GetMapping("/later")
+		Mono<String> later() {
+			return Mono.delay(Duration.ofMillis(30)).thenReturn("later");
+		}
+
 		@GetMapping("/quote")
 		Mono<String> quote() {
 			return this.quotes.next();

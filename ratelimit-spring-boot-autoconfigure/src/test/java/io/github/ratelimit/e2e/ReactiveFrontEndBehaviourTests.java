@@ -1,6 +1,14 @@
 package io.github.ratelimit.e2e;
 
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -39,8 +47,8 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
 			// the console appender locks its stream while another thread writes a line. The error
 			// BlockHound throws there loses the line and escapes from whatever logged it, such as
-			// Reactor Netty's handlers, leaving the connection without an answer and nothing in
-			// the log: a client then times out. Logging is the application's choice, not ours.
+			// Reactor Netty's handlers at DEBUG, leaving a connection without an answer. Logging
+			// is the application's choice, not ours.
 			.allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
 			.install();
 	}
@@ -48,6 +56,63 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	@Override
 	void advance(Duration duration) {
 		ReactiveE2eApplication.advance(duration);
+	}
+
+	/**
+	 * A request that arrives on a keep-alive connection before the previous answer has
+	 * finished waits in Reactor Netty's queue; a route limit's 429 answers it at once. Reactor
+	 * Netty before 1.3.8 then stopped reading the connection, so the client's next request
+	 * was never answered (reactor/reactor-netty#4361). Pipelining the two requests makes the
+	 * wait certain.
+	 */
+	@Test
+	void connectionKeepsAnsweringAfterARouteRejectionOfARequestThatWaitedBehindAnother() throws IOException {
+		assertThat(this.http.get("/daily/1").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/daily/2").statusCode()).isEqualTo(200);
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
+			socket.setSoTimeout(10_000);
+			OutputStream out = socket.getOutputStream();
+			DataInputStream in = new DataInputStream(socket.getInputStream());
+			out.write((request("/later") + request("/daily/3")).getBytes(StandardCharsets.ISO_8859_1));
+			out.flush();
+			assertThat(readStatus(in)).isEqualTo(200);
+			assertThat(readStatus(in)).isEqualTo(429);
+			for (int i = 4; i < 7; i++) {
+				out.write(request("/daily/" + i).getBytes(StandardCharsets.ISO_8859_1));
+				out.flush();
+				assertThat(readStatus(in)).as("answer to request %d on the same connection", i).isEqualTo(429);
+			}
+		}
+	}
+
+	private String request(String path) {
+		return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + this.port + "\r\n\r\n";
+	}
+
+	/** Reads one response with a Content-Length body and returns its status. */
+	private static int readStatus(DataInputStream in) throws IOException {
+		String statusLine = readLine(in);
+		int length = 0;
+		for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+			if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+				length = Integer.parseInt(line.substring("content-length:".length()).trim());
+			}
+		}
+		in.readFully(new byte[length]);
+		return Integer.parseInt(statusLine.split(" ")[1]);
+	}
+
+	private static String readLine(DataInputStream in) throws IOException {
+		StringBuilder line = new StringBuilder();
+		for (int b = in.read(); b != '\n'; b = in.read()) {
+			if (b < 0) {
+				throw new EOFException("connection closed after " + line);
+			}
+			if (b != '\r') {
+				line.append((char) b);
+			}
+		}
+		return line.toString();
 	}
 
 	@Test
