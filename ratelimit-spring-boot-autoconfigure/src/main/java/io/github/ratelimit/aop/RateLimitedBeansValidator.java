@@ -12,6 +12,9 @@ import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.pipeline.AnnotatedLimit;
 import io.github.ratelimit.pipeline.MethodLimits;
 import io.github.ratelimit.pipeline.RateLimitedMethods;
@@ -63,8 +66,14 @@ public final class RateLimitedBeansValidator implements SmartInitializingSinglet
 	private void validate(Method method, Class<?> userClass, boolean controller) {
 		List<AnnotatedLimit> limits = this.methods.find(method, userClass);
 		for (AnnotatedLimit limit : limits) {
+			Algorithm algorithm = limit.settings().algorithm();
 			if (limit.name() != null || !controller) {
-				this.limits.get().definition(limit, limit.nameFor(null, method));
+				algorithm = this.limits.get().definition(limit, limit.nameFor(null, method)).limit().algorithm();
+			}
+			if (algorithm != null && AlgorithmSpec.of(algorithm).heldInFlight() && !limit.outcomes().countsAll()) {
+				throw new RateLimitConfigurationException(limit.origin() + " (countExceptions, countWhen)",
+						"a concurrency limit gives back every call's permit when it completes, so no outcome counts",
+						"Remove countExceptions and countWhen, or use a rate limit to count calls by their outcome");
 			}
 		}
 	}

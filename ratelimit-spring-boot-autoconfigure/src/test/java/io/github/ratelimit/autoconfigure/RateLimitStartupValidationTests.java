@@ -27,6 +27,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimited;
@@ -590,6 +591,43 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenAConcurrencyLimitCountsOutcomes() {
+		this.aopContextRunner.withBean(CountingConcurrencyService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + CountingConcurrencyService.class.getName()
+							+ ".call() (countExceptions, countWhen)",
+					"a concurrency limit gives back every call's permit when it completes", "Remove countExceptions"));
+	}
+
+	@Test
+	void failsWhenAConcurrencyPolicyCountsStatuses() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.exports.algorithm=concurrency",
+					"ratelimit.policies.exports.capacity=2", "ratelimit.policies.exports.count-statuses=5xx")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.exports.count-statuses",
+					"a concurrency limit gives back every call's permit when it completes, so no status counts",
+					"Remove count-statuses"));
+	}
+
+	@Test
+	void failsWhenACandidateIsOfAnotherKindThanItsPolicy() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.exports.algorithm=concurrency",
+					"ratelimit.policies.exports.capacity=2", "ratelimit.policies.exports.candidate.algorithm=token-bucket")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.exports.candidate.algorithm",
+					"a candidate counts what its policy counts", "same kind"));
+	}
+
+	@Test
+	void failsWhenAConcurrencyLimitHoldsMoreThanItsStateAllows() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.exports.algorithm=concurrency",
+					"ratelimit.policies.exports.capacity=100001")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.exports.capacity",
+					"at most 100000", "smaller capacity"));
+	}
+
+	@Test
 	void registersTheFailureAnalyzer() {
 		this.contextRunner.withPropertyValues("ratelimit.store=redis").run((context) -> {
 			FailureAnalysis analysis = analyzeAsBootDoes(context.getStartupFailure());
@@ -681,6 +719,14 @@ class RateLimitStartupValidationTests {
 	static class UnknownTimeZoneService {
 
 		@RateLimited(capacity = 5, calendar = CalendarPeriod.DAY, timeZone = "Mars/Olympus")
+		public void call() {
+		}
+
+	}
+
+	static class CountingConcurrencyService {
+
+		@RateLimited(algorithm = Algorithm.CONCURRENCY, capacity = 2, countExceptions = IllegalStateException.class)
 		public void call() {
 		}
 
