@@ -84,6 +84,48 @@ class FailoverRefundAndShadowTest {
 	}
 
 	@Test
+	void concurrencyPermitTakenFromTheFallbackIsReleasedThereAfterTheRemoteStoreIsBack() {
+		RateLimiter limiter = new RateLimiter(this.store);
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 4, Duration.ofMinutes(1));
+		List<Acquisition> export = List.of(new Acquisition(exports, "tenant:acme", 1));
+		this.down.set(true);
+		// the fallback holds half the permits: 2 of 4
+		RateLimitResult first = limiter.acquire(export);
+		RateLimitResult second = limiter.acquire(export);
+		assertThat(first.store()).isEqualTo(RateLimitResult.FALLBACK);
+		assertThat(limiter.acquire(export).allowed()).isFalse();
+		this.down.set(false);
+		limiter.refund(export, first);
+		limiter.refund(export, second);
+		assertThat(this.primaryRefunds).as("nothing of the fallback's goes to the remote store").isEmpty();
+		this.down.set(true);
+		assertThat(limiter.acquire(export).allowed()).as("the fallback's permits are back").isTrue();
+		assertThat(limiter.acquire(export).allowed()).isTrue();
+	}
+
+	@Test
+	void concurrencyPermitOfTheRemoteStoreIsReleasedThereAfterAFailover() {
+		RateLimiter limiter = new RateLimiter(this.store);
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 1, Duration.ofMinutes(1));
+		List<Acquisition> export = List.of(new Acquisition(exports, "tenant:globex", 1));
+		RateLimitResult remote = limiter.acquire(export);
+		assertThat(remote.store()).isEqualTo(RateLimitResult.REDIS);
+		assertThat(limiter.acquire(export).allowed()).isFalse();
+		// the remote store fails while the call runs: another call is decided by the fallback
+		this.down.set(true);
+		assertThat(limiter.acquire(export).store()).isEqualTo(RateLimitResult.FALLBACK);
+		// it answers again by the time the first call completes, whose permit goes back to it
+		this.down.set(false);
+		limiter.refund(export, remote);
+		assertThat(this.primaryRefunds).containsExactly("exports");
+		// once the circuit breaker lets calls through again, the remote store has the permit back
+		this.ticker.addAndGet(2_000_000_000L);
+		RateLimitResult next = limiter.acquire(export);
+		assertThat(next.store()).isEqualTo(RateLimitResult.REDIS);
+		assertThat(next.allowed()).as("the remote permit is back").isTrue();
+	}
+
+	@Test
 	void failClosedShadowLimitNeverAnswers503() {
 		RateLimit shadowClosed = new RateLimit("login", Algorithm.TOKEN_BUCKET, 2, 2, Duration.ofMinutes(1),
 				FailMode.CLOSED, true);
