@@ -160,7 +160,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	void settleThrown(Bound bound, RateLimitResult result, Throwable failure, boolean async) {
 		for (Counted counted : bound.outcomes()) {
 			if (!counted.outcomes().countsThrown(failure)) {
-				refundQuietly(counted.acquisitions(), result, async);
+				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
 			}
 		}
 	}
@@ -172,7 +172,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	void settleCancelled(Bound bound, RateLimitResult result) {
 		for (Counted counted : bound.outcomes()) {
 			if (counted.outcomes() == CallOutcomes.NONE) {
-				refundQuietly(counted.acquisitions(), result, true);
+				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, true);
 			}
 		}
 	}
@@ -198,12 +198,42 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				counts = true;
 			}
 			if (!counts) {
-				refundQuietly(counted.acquisitions(), result, async);
+				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
 			}
 		}
 	}
 
+	/**
+	 * The acquisitions a decision admitted, which alone took something to give back: a
+	 * shadow limit (a candidate) that rejected took nothing.
+	 * @param acquisitions the acquisitions of a call
+	 * @param result the decision, one per acquisition in order
+	 * @return those admitted
+	 */
+	static List<Acquisition> admitted(List<Acquisition> acquisitions, RateLimitResult result) {
+		return admitted(acquisitions, acquisitions, result);
+	}
+
+	/** The acquisitions among {@code some} of {@code all} (decided in that order) that were admitted. */
+	private static List<Acquisition> admitted(List<Acquisition> some, List<Acquisition> all, RateLimitResult result) {
+		List<Acquisition> admitted = new ArrayList<>(some.size());
+		for (Acquisition acquisition : some) {
+			for (int i = 0; i < all.size() && i < result.decisions().size(); i++) {
+				if (all.get(i) == acquisition) {
+					if (result.decisions().get(i).allowed()) {
+						admitted.add(acquisition);
+					}
+					break;
+				}
+			}
+		}
+		return admitted;
+	}
+
 	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async) {
+		if (acquisitions.isEmpty()) {
+			return;
+		}
 		if (async) {
 			// completes in the background; a refund the store fails is dropped and counted
 			this.limiter.refundAsync(acquisitions, result);

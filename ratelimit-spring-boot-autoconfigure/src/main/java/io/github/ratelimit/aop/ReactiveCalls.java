@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -62,8 +64,18 @@ final class ReactiveCalls {
 			Mono<Permit> permit = principal().flatMap((principal) -> {
 				RateLimitedMethodInterceptor.Bound bound = bind.apply(principal.orElse(null));
 				if (bound.maxWait().isZero()) {
-					return Mono.fromCompletionStage(() -> limiter.acquireAsync(bound.acquisitions(), 0))
-						.map((result) -> new Permit(bound, result));
+					return Mono.defer(() -> {
+						CompletableFuture<RateLimitResult> decided = limiter.acquireAsync(bound.acquisitions(), 0)
+							.toCompletableFuture();
+						// a subscriber gone before the decision arrived keeps nothing it grants; once the
+						// decision is handed on, the call's own settlement gives back
+						AtomicBoolean handedOn = new AtomicBoolean();
+						return Mono.fromFuture(decided, true).doOnNext((result) -> handedOn.set(true)).doOnCancel(() -> {
+							if (!handedOn.get()) {
+								decided.thenAccept((result) -> giveBackAdmitted(limiter, bound, result));
+							}
+						}).map((result) -> new Permit(bound, result));
+					});
 				}
 				// the waiter decides on the calling thread: keep that off the event loop
 				return Mono.fromCompletionStage(() -> waiter.acquireAsync(bound.acquisitions(), bound.maxWait()))
@@ -75,7 +87,19 @@ final class ReactiveCalls {
 					return Mono.error(new RateLimitExceededException(result.decisions()));
 				}
 				long delay = result.delayMicros();
-				return (delay > 0) ? Mono.delay(Duration.ofNanos(delay * 1_000)).thenReturn(taken) : Mono.just(taken);
+				if (delay <= 0) {
+					return Mono.just(taken);
+				}
+				// a subscriber gone while the call waits for its slot gives the slot back
+				AtomicBoolean handedOn = new AtomicBoolean();
+				return Mono.delay(Duration.ofNanos(delay * 1_000))
+					.thenReturn(taken)
+					.doOnNext((permitted) -> handedOn.set(true))
+					.doOnCancel(() -> {
+						if (!handedOn.get()) {
+							giveBackAdmitted(limiter, taken.bound(), result);
+						}
+					});
 			});
 			if (Mono.class.isAssignableFrom(method.getReturnType())) {
 				return permit.flatMap((taken) -> {
@@ -83,12 +107,27 @@ final class ReactiveCalls {
 					if (taken.bound().outcomes().isEmpty()) {
 						return call;
 					}
-					// the outcome of a Mono is its value (null when empty) or its error
-					return call
-						.doOnSuccess(
-								(value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, value, true))
-						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
-						.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result()));
+					// the outcome of a Mono is its value (null when empty) or its error; settled once,
+					// since a subscriber may cancel after the value
+					return Mono.defer(() -> {
+						AtomicBoolean settled = new AtomicBoolean();
+						return call
+							.doOnSuccess((value) -> {
+								if (settled.compareAndSet(false, true)) {
+									outcomes.settleReturned(taken.bound(), taken.result(), invocation, value, true);
+								}
+							})
+							.doOnError((failure) -> {
+								if (settled.compareAndSet(false, true)) {
+									outcomes.settleThrown(taken.bound(), taken.result(), failure, true);
+								}
+							})
+							.doOnCancel(() -> {
+								if (settled.compareAndSet(false, true)) {
+									outcomes.settleCancelled(taken.bound(), taken.result());
+								}
+							});
+					});
 				});
 			}
 			return permit.flatMapMany((taken) -> {
@@ -96,12 +135,32 @@ final class ReactiveCalls {
 				if (taken.bound().outcomes().isEmpty()) {
 					return call;
 				}
-				// a Flux's outcome is its completion (#result is null) or its error
-				return call
-					.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true))
-					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
-					.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result()));
+				// a Flux's outcome is its completion (#result is null) or its error; settled once
+				return Flux.defer(() -> {
+					AtomicBoolean settled = new AtomicBoolean();
+					return call.doOnComplete(() -> {
+						if (settled.compareAndSet(false, true)) {
+							outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true);
+						}
+					}).doOnError((failure) -> {
+						if (settled.compareAndSet(false, true)) {
+							outcomes.settleThrown(taken.bound(), taken.result(), failure, true);
+						}
+					}).doOnCancel(() -> {
+						if (settled.compareAndSet(false, true)) {
+							outcomes.settleCancelled(taken.bound(), taken.result());
+						}
+					});
+				});
 			});
+		}
+
+		/** Gives back, without waiting, what a decision admitted for a call that will not run. */
+		private static void giveBackAdmitted(RateLimiter limiter, RateLimitedMethodInterceptor.Bound bound,
+				RateLimitResult result) {
+			if (result.allowed()) {
+				limiter.refundAsync(RateLimitedMethodInterceptor.admitted(bound.acquisitions(), result), result);
+			}
 		}
 
 		/** A call's limits with the decision that admitted it. */

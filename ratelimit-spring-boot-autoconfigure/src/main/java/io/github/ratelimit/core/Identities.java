@@ -90,10 +90,32 @@ public final class Identities {
 	}
 
 	private static String safe(String value, Pattern safe) {
-		if (safe.matcher(value).matches()) {
+		if (isSafe(value, safe == SAFE_IP)) {
 			return value;
 		}
 		return "~" + hash(value);
+	}
+
+	/**
+	 * Whether a value matches {@link #SAFE} (or {@link #SAFE_IP}), checked character by
+	 * character: it runs on every request, where a regular expression's matcher allocates.
+	 */
+	static boolean isSafe(String value, boolean ip) {
+		int length = value.length();
+		if (length == 0 || length > (ip ? 49 : 64)) {
+			return false;
+		}
+		for (int i = 0; i < length; i++) {
+			char c = value.charAt(i);
+			boolean hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+			boolean allowed = ip ? (hex || c == '.' || c == ':' || c == '/')
+					: (hex || (c >= 'g' && c <= 'z') || (c >= 'G' && c <= 'Z') || c == '.' || c == '_' || c == '@'
+							|| c == '+' || c == '=' || c == '-');
+			if (!allowed) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static String hash(String value) {

@@ -307,6 +307,8 @@ public final class RateLimitWaiter implements AutoCloseable {
 				}
 			};
 			watching.released().thenRun(() -> schedule(again, 0));
+			// a wait that ends otherwise (cancelled, the waiter closed) stops watching too
+			this.future.whenComplete((done, failure) -> watching.close());
 			schedule(again, retry);
 		}
 

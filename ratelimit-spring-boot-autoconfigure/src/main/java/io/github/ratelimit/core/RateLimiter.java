@@ -170,6 +170,11 @@ public final class RateLimiter {
 		return this.releases.watch(acquisitions);
 	}
 
+	/** How many buckets callers watch for releases now; none once every wait is over. */
+	int watchedBuckets() {
+		return this.releases.watched();
+	}
+
 	/**
 	 * Gives back like {@link #refund} without holding the calling thread while the store
 	 * works (see {@link RateLimitStore#refundAsync}); the observer hears of it once the

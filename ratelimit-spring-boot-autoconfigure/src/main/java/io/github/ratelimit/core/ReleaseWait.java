@@ -2,11 +2,13 @@ package io.github.ratelimit.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A caller's wait for the release of permits held in flight (by a concurrency limit): it
@@ -15,7 +17,7 @@ import java.util.concurrent.TimeoutException;
  * retries when its rejection's {@code Retry-After} (at most a second) has passed.
  * <p>
  * Watch before deciding, so that a release between the decision and the wait is not
- * missed, and {@link #close()} when done waiting.
+ * missed, and {@link #close()} when done waiting: until then the limiter keeps the wait.
  */
 public final class ReleaseWait implements AutoCloseable {
 
@@ -23,17 +25,13 @@ public final class ReleaseWait implements AutoCloseable {
 
 	private final List<BucketKey> keys;
 
-	private final List<Signal> watched;
-
 	private final CompletableFuture<Void> released = new CompletableFuture<>();
 
-	private ReleaseWait(Signals signals, List<BucketKey> keys, List<Signal> watched) {
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private ReleaseWait(Signals signals, List<BucketKey> keys) {
 		this.signals = signals;
 		this.keys = keys;
-		this.watched = watched;
-		for (Signal signal : watched) {
-			signal.future.thenRun(() -> this.released.complete(null));
-		}
 	}
 
 	/**
@@ -63,29 +61,24 @@ public final class ReleaseWait implements AutoCloseable {
 		}
 	}
 
+	/** Stops watching; closing again does nothing. */
 	@Override
 	public void close() {
-		for (int i = 0; i < this.keys.size(); i++) {
-			this.signals.unwatch(this.keys.get(i), this.watched.get(i));
+		if (this.closed.compareAndSet(false, true)) {
+			for (BucketKey key : this.keys) {
+				this.signals.unwatch(key, this);
+			}
 		}
 	}
 
-	/** The next release of a bucket, shared by everyone waiting for it. */
-	static final class Signal {
-
-		final CompletableFuture<Void> future = new CompletableFuture<>();
-
-		int waiters;
-
-	}
-
 	/**
-	 * Who waits for which bucket: an entry per bucket some caller waits for right now, so
-	 * the table never holds more than the callers waiting.
+	 * Who waits for which bucket: an entry per bucket some caller waits for right now,
+	 * holding exactly the waits not yet closed, so the table never holds more than the
+	 * callers waiting.
 	 */
 	static final class Signals {
 
-		private final ConcurrentHashMap<BucketKey, Signal> byKey = new ConcurrentHashMap<>();
+		private final ConcurrentHashMap<BucketKey, Set<ReleaseWait>> byKey = new ConcurrentHashMap<>();
 
 		/** Watches the held-in-flight buckets among acquisitions; {@code null} when there are none. */
 		ReleaseWait watch(List<Acquisition> acquisitions) {
@@ -99,20 +92,19 @@ public final class ReleaseWait implements AutoCloseable {
 			if (keys == null) {
 				return null;
 			}
-			List<Signal> watched = new ArrayList<>(keys.size());
+			ReleaseWait wait = new ReleaseWait(this, keys);
 			for (BucketKey key : keys) {
-				watched.add(this.byKey.compute(key, (k, signal) -> {
-					Signal current = (signal != null) ? signal : new Signal();
-					current.waiters++;
+				this.byKey.compute(key, (k, waits) -> {
+					Set<ReleaseWait> current = (waits != null) ? waits : ConcurrentHashMap.newKeySet();
+					current.add(wait);
 					return current;
-				}));
+				});
 			}
-			return new ReleaseWait(this, keys, watched);
+			return wait;
 		}
 
-		void unwatch(BucketKey key, Signal signal) {
-			this.byKey.computeIfPresent(key, (k, current) -> (current == signal && --current.waiters == 0) ? null
-					: current);
+		void unwatch(BucketKey key, ReleaseWait wait) {
+			this.byKey.computeIfPresent(key, (k, waits) -> (waits.remove(wait) && waits.isEmpty()) ? null : waits);
 		}
 
 		/** Wakes whoever waits for the held-in-flight buckets among acquisitions given back. */
@@ -122,12 +114,19 @@ public final class ReleaseWait implements AutoCloseable {
 			}
 			for (Acquisition acquisition : acquisitions) {
 				if (AlgorithmSpec.of(acquisition.limit().algorithm()).heldInFlight()) {
-					Signal signal = this.byKey.remove(acquisition.key());
-					if (signal != null) {
-						signal.future.complete(null);
+					Set<ReleaseWait> waits = this.byKey.remove(acquisition.key());
+					if (waits != null) {
+						for (ReleaseWait wait : waits) {
+							wait.released.complete(null);
+						}
 					}
 				}
 			}
+		}
+
+		/** How many buckets are watched now: for tests. */
+		int watched() {
+			return this.byKey.size();
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
@@ -47,7 +48,11 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	private final MeterRegistry registry;
 
-	private final Map<RequestKey, Counter> requests = new ConcurrentHashMap<>();
+	/** The {@code result} tag of {@code ratelimit.requests}, by the index {@link #outcome} returns. */
+	private static final String[] OUTCOMES = { "allowed", "not_charged", "shadow_rejected", "rejected" };
+
+	/** Counters of {@code ratelimit.requests} by limit, then store, then outcome index. */
+	private final Map<String, Map<String, AtomicReferenceArray<Counter>>> requests = new ConcurrentHashMap<>();
 
 	private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
 
@@ -91,15 +96,7 @@ public final class RateLimitMetrics implements RateLimitObserver {
 		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
 		boolean charged = result.allowed();
 		for (RateLimitDecision decision : result.decisions()) {
-			String outcome = outcome(decision, charged);
-			this.requests.computeIfAbsent(new RequestKey(decision.limit().name(), outcome, result.store()),
-					(key) -> Counter.builder("ratelimit.requests")
-						.description("Requests decided by a rate limit")
-						.tag("limit", key.limit())
-						.tag("result", key.result())
-						.tag("store", key.store())
-						.register(this.registry))
-				.increment();
+			requestCounter(decision.limit().name(), outcome(decision, charged), result.store()).increment();
 		}
 		countDivergences(result);
 	}
@@ -119,11 +116,39 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	}
 
 	/** The {@code result} tag of a decision; {@code charged} when no limit rejected the request. */
-	private static String outcome(RateLimitDecision decision, boolean charged) {
+	private static int outcome(RateLimitDecision decision, boolean charged) {
 		if (decision.allowed()) {
-			return charged ? "allowed" : "not_charged";
+			return charged ? 0 : 1;
 		}
-		return decision.limit().shadow() ? "shadow_rejected" : "rejected";
+		return decision.limit().shadow() ? 2 : 3;
+	}
+
+	/**
+	 * The counter of a limit's decisions with an outcome in a store. Looked up by the
+	 * limit's and the store's names, which every decision carries as the same strings, so
+	 * counting a decision allocates nothing once its counter exists.
+	 */
+	private Counter requestCounter(String limit, int outcome, String store) {
+		Map<String, AtomicReferenceArray<Counter>> byStore = this.requests.get(limit);
+		if (byStore == null) {
+			byStore = this.requests.computeIfAbsent(limit, (name) -> new ConcurrentHashMap<>(4));
+		}
+		AtomicReferenceArray<Counter> counters = byStore.get(store);
+		if (counters == null) {
+			counters = byStore.computeIfAbsent(store, (name) -> new AtomicReferenceArray<>(OUTCOMES.length));
+		}
+		Counter counter = counters.get(outcome);
+		if (counter == null) {
+			// registering is idempotent: a racing thread gets the same counter from the registry
+			counter = Counter.builder("ratelimit.requests")
+				.description("Requests decided by a rate limit")
+				.tag("limit", limit)
+				.tag("result", OUTCOMES[outcome])
+				.tag("store", store)
+				.register(this.registry);
+			counters.set(outcome, counter);
+		}
+		return counter;
 	}
 
 	/** Counts where a candidate and its enforced limit decided differently for one request. */

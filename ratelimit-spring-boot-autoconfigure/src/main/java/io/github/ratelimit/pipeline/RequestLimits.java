@@ -42,6 +42,8 @@ public final class RequestLimits {
 
 	private boolean countsByStatus;
 
+	private boolean abandoned;
+
 	/**
 	 * Every decision made for the request so far, in order.
 	 * @return the decisions
@@ -94,16 +96,16 @@ public final class RequestLimits {
 	 * @return how many acquisitions were given back
 	 */
 	public int settle(int status, RateLimiter limiter) {
-		if (!this.countsByStatus) {
+		List<Consumed> taken = takeSettlement();
+		if (taken == null) {
 			return 0;
 		}
-		this.countsByStatus = false;
 		int refunded = 0;
-		for (Consumed taken : this.consumed) {
-			if (!taken.statuses.counts(status)) {
+		for (Consumed consumed : taken) {
+			if (!consumed.statuses.counts(status)) {
 				refunded++;
 				try {
-					limiter.refund(List.of(taken.acquisition), taken.result);
+					limiter.refund(List.of(consumed.acquisition), consumed.result);
 				}
 				catch (RuntimeException ex) {
 					// a store that fails to give back is logged and counted by the store; the answer stands
@@ -111,7 +113,6 @@ public final class RequestLimits {
 				}
 			}
 		}
-		this.consumed.clear();
 		return refunded;
 	}
 
@@ -124,25 +125,59 @@ public final class RequestLimits {
 	 * @return completes when every refund has (whether or not the store took it)
 	 */
 	public CompletionStage<Void> settleAsync(int status, RateLimiter limiter) {
-		if (!this.countsByStatus) {
+		List<Consumed> taken = takeSettlement();
+		if (taken == null) {
 			return DONE;
 		}
-		this.countsByStatus = false;
-		CompletableFuture<?>[] refunds = new CompletableFuture<?>[this.consumed.size()];
+		CompletableFuture<?>[] refunds = new CompletableFuture<?>[taken.size()];
 		int n = 0;
-		for (Consumed taken : this.consumed) {
-			if (!taken.statuses.counts(status)) {
-				refunds[n++] = limiter.refundAsync(List.of(taken.acquisition), taken.result)
+		for (Consumed consumed : taken) {
+			if (!consumed.statuses.counts(status)) {
+				refunds[n++] = limiter.refundAsync(List.of(consumed.acquisition), consumed.result)
 					.toCompletableFuture()
 					.exceptionally((failure) -> null);
 			}
 		}
-		this.consumed.clear();
 		return (n == 0) ? DONE : CompletableFuture.allOf(Arrays.copyOf(refunds, n));
 	}
 
+	/**
+	 * Takes what a settlement gives back, once: the response commit and the end of the
+	 * exchange (or a cancellation) may both try, on different threads.
+	 */
+	private synchronized List<Consumed> takeSettlement() {
+		if (!this.countsByStatus) {
+			return null;
+		}
+		this.countsByStatus = false;
+		List<Consumed> taken = List.copyOf(this.consumed);
+		this.consumed.clear();
+		return taken;
+	}
+
+	/**
+	 * Gives back everything consumed for a request whose client went away before it was
+	 * answered, and whatever a decision still under way grants it later, without waiting
+	 * for the store.
+	 * @param limiter gives back
+	 */
+	public void abandon(RateLimiter limiter) {
+		synchronized (this) {
+			this.abandoned = true;
+		}
+		giveBack(limiter, true);
+	}
+
+	/**
+	 * Whether the request's client went away ({@link #abandon}).
+	 * @return whether it was abandoned
+	 */
+	synchronized boolean abandoned() {
+		return this.abandoned;
+	}
+
 	/** Records a stage's decisions and, when admitted, what it consumed. */
-	void record(List<Acquisition> acquisitions, RateLimitResult result) {
+	synchronized void record(List<Acquisition> acquisitions, RateLimitResult result) {
 		int first = this.decisions.size();
 		this.decisions.addAll(result.decisions());
 		if (result.allowed()) {
@@ -174,18 +209,25 @@ public final class RequestLimits {
 	}
 
 	private void giveBack(RateLimiter limiter, boolean async) {
-		for (Consumed taken : this.consumed) {
-			List<Acquisition> acquisition = List.of(taken.acquisition);
+		List<Consumed> taken;
+		synchronized (this) {
+			taken = List.copyOf(this.consumed);
+			this.consumed.clear();
+			this.countsByStatus = false;
+			for (Consumed consumed : taken) {
+				this.decisions.set(consumed.decision,
+						this.decisions.get(consumed.decision).uncommitted(consumed.acquisition.cost()));
+			}
+		}
+		for (Consumed consumed : taken) {
+			List<Acquisition> acquisition = List.of(consumed.acquisition);
 			if (async) {
-				limiter.refundAsync(acquisition, taken.result);
+				limiter.refundAsync(acquisition, consumed.result);
 			}
 			else {
-				limiter.refund(acquisition, taken.result);
+				limiter.refund(acquisition, consumed.result);
 			}
-			this.decisions.set(taken.decision, this.decisions.get(taken.decision).uncommitted(taken.acquisition.cost()));
 		}
-		this.consumed.clear();
-		this.countsByStatus = false;
 	}
 
 	void defer(List<RouteLimit> routes) {

@@ -223,7 +223,10 @@ public final class RequestRateLimiter {
 		// watched before deciding, so that a release right after the rejection is not missed
 		ReleaseWait release = (maxWaitMicros > 0) ? this.limiter.watchReleases(acquisitions) : null;
 		return this.limiter.acquireAsync(acquisitions, left).handle((result, failure) -> {
-			if (release != null && (failure != null || result.allowed() || retryAfterMicros(result) > left)) {
+			long retryAfter = (failure == null) ? retryAfterMicros(result) : 0;
+			boolean retrying = failure == null && !result.allowed() && retryAfter > 0 && retryAfter <= left
+					&& !state.abandoned();
+			if (release != null && !retrying) {
 				release.close();
 			}
 			if (failure != null) {
@@ -234,8 +237,7 @@ public final class RequestRateLimiter {
 				}
 				return CompletableFuture.<Verdict>failedFuture(cause);
 			}
-			long retryAfter = retryAfterMicros(result);
-			if (!result.allowed() && retryAfter > 0 && retryAfter <= left) {
+			if (retrying) {
 				// rejected stages consume nothing: try again once the quota is back
 				Executor timer = CompletableFuture.delayedExecutor(retryAfter, TimeUnit.MICROSECONDS);
 				CompletableFuture<Object> retry = CompletableFuture.supplyAsync(() -> null, timer);
@@ -282,6 +284,11 @@ public final class RequestRateLimiter {
 	private Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state,
 			boolean async) {
 		state.record(acquisitions, result);
+		if (async && state.abandoned()) {
+			// the client went away while the store decided: nothing is kept for it
+			state.refundAllAsync(this.limiter);
+			return new Verdict(this.responses.rejection(state.decisions()), 0);
+		}
 		if (!result.allowed()) {
 			if (async) {
 				state.refundAllAsync(this.limiter);
@@ -292,6 +299,16 @@ public final class RequestRateLimiter {
 			return new Verdict(this.responses.rejection(state.decisions()), 0);
 		}
 		return (result.delayMicros() > 0) ? new Verdict(null, result.delayMicros()) : Verdict.PROCEED;
+	}
+
+	/**
+	 * Gives back everything consumed for a request whose client went away before it was
+	 * answered (a cancelled exchange), including what a decision still under way grants
+	 * later; without waiting for the store.
+	 * @param state the request's state
+	 */
+	public void abandon(RequestLimits state) {
+		state.abandon(this.limiter);
 	}
 
 	/**

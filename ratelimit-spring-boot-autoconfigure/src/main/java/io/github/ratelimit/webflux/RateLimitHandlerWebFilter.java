@@ -123,6 +123,8 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 		}
 		long wait = maxWaitMicros;
 		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(acquisitions, state, wait))
+			// a client gone while the request waited keeps nothing a later decision would grant
+			.doOnCancel(() -> this.limiter.abandon(state))
 			.flatMap((verdict) -> RateLimitWebFilter.apply(exchange, verdict, state, this.limiter, chain));
 	}
 

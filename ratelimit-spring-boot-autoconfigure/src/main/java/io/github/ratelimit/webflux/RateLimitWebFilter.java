@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -56,6 +57,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return chain.filter(exchange);
 		}
 		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(now, state, 0))
+			// a client gone before the decision arrived keeps nothing it would grant
+			.doOnCancel(() -> this.limiter.abandon(state))
 			.flatMap((verdict) -> apply(exchange, verdict, state, this.limiter, chain));
 	}
 
@@ -76,7 +79,12 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		exchange.getResponse()
 			.beforeCommit(() -> Mono.fromCompletionStage(() -> limiter.settleAsync(state, status(exchange))));
-		return chain.doFinally((signal) -> limiter.settleAsync(state, status(exchange)));
+		// an error is answered outside the filters, and commits: only a cancelled exchange ends here unanswered
+		return chain.doFinally((signal) -> {
+			if (signal == SignalType.CANCEL) {
+				limiter.settleAsync(state, status(exchange));
+			}
+		});
 	}
 
 	private static int status(ServerWebExchange exchange) {

@@ -113,6 +113,19 @@ class ConcurrencyLimitTests {
 	}
 
 	@Test
+	void aMonoCancelledAfterItsValueGivesItsPermitBackOnce() {
+		Sinks.One<String> held = Sinks.one();
+		this.exports.reactive(held.asMono()).subscribe();
+		// take(1) cancels the call after its value: settled by the value, not again by the cancel
+		assertThat(Flux.from(this.exports.reactive(Mono.just("once"))).take(1).blockLast()).isEqualTo("once");
+		Sinks.One<String> second = Sinks.one();
+		this.exports.reactive(second.asMono()).subscribe();
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.as("both permits held")
+			.isThrownBy(() -> this.exports.reactive(Mono.just("third")).block());
+	}
+
+	@Test
 	void aFluxHoldsItsPermitUntilItCompletesOrIsCancelled() {
 		Sinks.Many<String> first = Sinks.many().unicast().onBackpressureBuffer();
 		Disposable streaming = this.exports.stream(first.asFlux()).subscribe();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,6 +31,28 @@ class IdentitiesTest {
 			"x%7D%7Bevil", "x}{evil", "a".repeat(64), "a".repeat(65), "a".repeat(10_240),
 			"a".repeat(64) + "1", "a".repeat(64) + "2", "a".repeat(64) + "}", "a".repeat(100) + "x",
 			"a".repeat(100) + "y");
+
+	@Test
+	void safeValuesAreExactlyThoseTheDocumentedPatternsAccept() {
+		Pattern safe = Pattern.compile("[A-Za-z0-9._@+=-]{1,64}");
+		Pattern safeIp = Pattern.compile("[0-9A-Fa-f.:/]{1,49}");
+		String alphabet = "azAZgGfF09._@+=-:/~ {}\u00e9\u0000\n";
+		Random random = new Random(42);
+		for (int i = 0; i < 20_000; i++) {
+			int length = random.nextInt(70);
+			StringBuilder value = new StringBuilder(length);
+			for (int c = 0; c < length; c++) {
+				value.append(alphabet.charAt(random.nextInt(alphabet.length())));
+			}
+			String text = value.toString();
+			assertThat(Identities.isSafe(text, false)).as("'%s'", text).isEqualTo(safe.matcher(text).matches());
+			assertThat(Identities.isSafe(text, true)).as("ip '%s'", text).isEqualTo(safeIp.matcher(text).matches());
+		}
+		assertThat(Identities.isSafe("a".repeat(64), false)).isTrue();
+		assertThat(Identities.isSafe("a".repeat(65), false)).isFalse();
+		assertThat(Identities.isSafe("f".repeat(49), true)).isTrue();
+		assertThat(Identities.isSafe("f".repeat(50), true)).isFalse();
+	}
 
 	@Test
 	void parseKeepsIdentitiesAsTheLimiterFormsThem() {

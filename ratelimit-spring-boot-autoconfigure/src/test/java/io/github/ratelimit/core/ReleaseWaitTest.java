@@ -58,6 +58,26 @@ class ReleaseWaitTest {
 	}
 
 	@Test
+	void waitsThatEndWithoutAReleaseStopWatching() throws Exception {
+		this.scheduler.release();
+		RateLimitResult held = this.limiter.acquire(EXPORT);
+		// gives up when its wait is over, without a release
+		RateLimitResult rejected = this.waiter.acquireAsync(EXPORT, Duration.ofMillis(1_500)).get(10, TimeUnit.SECONDS);
+		assertThat(rejected.allowed()).isFalse();
+		// cancelled by its caller
+		CompletableFuture<RateLimitResult> cancelled = this.waiter.acquireAsync(EXPORT, Duration.ofSeconds(5));
+		cancelled.cancel(false);
+		// admitted at once
+		this.limiter.refund(EXPORT, held);
+		assertThat(this.waiter.acquire(EXPORT, Duration.ofSeconds(5)).allowed()).isTrue();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (this.limiter.watchedBuckets() > 0 && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+		}
+		assertThat(this.limiter.watchedBuckets()).isZero();
+	}
+
+	@Test
 	void anAsynchronousWaiterTriesAgainAsSoonAsThePermitComesBack() throws Exception {
 		RateLimitResult held = this.limiter.acquire(EXPORT);
 		CompletableFuture<RateLimitResult> waiting = this.waiter.acquireAsync(EXPORT, Duration.ofSeconds(5));

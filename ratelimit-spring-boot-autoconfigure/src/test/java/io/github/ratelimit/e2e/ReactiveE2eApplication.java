@@ -27,6 +27,8 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.WebFilter;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
@@ -57,6 +59,17 @@ public class ReactiveE2eApplication {
 	@Bean
 	RateLimitClock rateLimitClock() {
 		return NOW::get;
+	}
+
+	/**
+	 * Fails {@code /failing-filter} with a 503 from a filter after the limiter's: the error
+	 * travels out through the filters and is answered by WebFlux's exception handling.
+	 */
+	@Bean
+	WebFilter failingFilter() {
+		return (exchange, chain) -> "/failing-filter".equals(exchange.getRequest().getPath().value())
+				? Mono.error(new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE, "failed in a filter"))
+				: chain.filter(exchange);
 	}
 
 	@Bean

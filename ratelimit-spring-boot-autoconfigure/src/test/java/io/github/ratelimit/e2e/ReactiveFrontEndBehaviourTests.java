@@ -58,6 +58,14 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 		ReactiveE2eApplication.advance(duration);
 	}
 
+	@Test
+	void anErrorAnsweredOutsideTheFiltersCountsByItsStatus() {
+		// the route limit counts only 5xx: the 503 WebFlux writes for the filter's error counts
+		assertThat(this.http.get("/failing-filter").statusCode()).isEqualTo(503);
+		assertThat(this.http.get("/failing-filter").statusCode()).isEqualTo(503);
+		assertThat(this.http.get("/failing-filter").statusCode()).isEqualTo(429);
+	}
+
 	/**
 	 * A request that arrives on a keep-alive connection before the previous answer has
 	 * finished waits in Reactor Netty's queue; a route limit's 429 answers it at once. Reactor

@@ -67,6 +67,25 @@ class RequestRateLimiterAsyncTests {
 		assertThat(this.store.inspect(ROUTE, "client").remaining()).isEqualTo(10);
 	}
 
+	@Test
+	void whatADecisionGrantsAfterTheClientWentAwayIsGivenBack() {
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 1, Duration.ofMinutes(1));
+		RequestLimits state = new RequestLimits();
+		admit(List.of(new Acquisition(ROUTE, "client", 1)), state);
+		this.store.gate = new CompletableFuture<>();
+		CompletableFuture<Verdict> pending = this.limiter
+			.decideAsync(List.of(new Acquisition(exports, "client", 1)), state, 0)
+			.toCompletableFuture();
+		// the exchange is cancelled while the store decides
+		this.limiter.abandon(state);
+		assertThat(this.store.asyncRefunds).as("the route stage's unit").hasValue(1);
+		this.store.gate.complete(null);
+		assertThat(pending.join().proceeds()).isFalse();
+		assertThat(this.store.asyncRefunds).as("and the permit granted afterwards").hasValue(2);
+		assertThat(this.store.inspect(exports, "client").remaining()).isEqualTo(1);
+		assertThat(this.store.inspect(ROUTE, "client").remaining()).isEqualTo(10);
+	}
+
 	private void admit(List<Acquisition> acquisitions, RequestLimits state) {
 		assertThat(decide(acquisitions, state).proceeds()).isTrue();
 	}
@@ -87,6 +106,9 @@ class RequestRateLimiterAsyncTests {
 
 		private RateLimit unavailable;
 
+		/** When set, asynchronous decisions are made once it completes. */
+		private CompletableFuture<Void> gate;
+
 		AsyncOnlyStore(InMemoryRateLimitStore delegate) {
 			this.delegate = delegate;
 		}
@@ -98,6 +120,19 @@ class RequestRateLimiterAsyncTests {
 						new IllegalStateException("down"));
 			}
 			return this.delegate.tryAcquire(acquisitions, maxDelayMicros);
+		}
+
+		@Override
+		public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+			if (this.gate == null) {
+				try {
+					return CompletableFuture.completedFuture(tryAcquire(acquisitions, maxDelayMicros));
+				}
+				catch (RuntimeException ex) {
+					return CompletableFuture.failedFuture(ex);
+				}
+			}
+			return this.gate.thenApply((opened) -> tryAcquire(acquisitions, maxDelayMicros));
 		}
 
 		@Override

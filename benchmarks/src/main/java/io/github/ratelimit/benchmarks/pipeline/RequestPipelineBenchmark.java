@@ -1,0 +1,111 @@
+package io.github.ratelimit.benchmarks.pipeline;
+
+import java.security.Principal;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+import org.springframework.web.util.pattern.PathPatternParser;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitRequest;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.LimitDefinition;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitObserver;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.metrics.RateLimitMetrics;
+import io.github.ratelimit.pipeline.ClientIpResolver;
+import io.github.ratelimit.pipeline.HeaderStyle;
+import io.github.ratelimit.pipeline.RateLimitResponses;
+import io.github.ratelimit.pipeline.RequestIdentityResolver;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.RouteLimit;
+import io.github.ratelimit.pipeline.Verdict;
+
+/**
+ * What the limiter itself does for one admitted HTTP request with one IP-keyed route
+ * limit, without a web server: match the route, resolve the client IP and the identity,
+ * decide in the in-memory store, count the decision in Micrometer (or not), and build the
+ * {@code RateLimit} and {@code RateLimit-Policy} header values. This is the work a web
+ * stack's filter adds to a request (docs/benchmarks.md, section 3).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(2)
+public class RequestPipelineBenchmark {
+
+	/** Whether decisions are counted in a Micrometer registry, as with Actuator on the classpath. */
+	@Param({ "true", "false" })
+	boolean metrics;
+
+	private RequestRateLimiter pipeline;
+
+	private final RateLimitRequest request = new Request("GET", "/api/search", "203.0.113.7");
+
+	@Setup
+	public void setUp() {
+		RateLimit limit = RateLimit.of("GET /api/search/**", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000L,
+				java.time.Duration.ofSeconds(1));
+		LimitDefinition definition = new LimitDefinition(limit, 1, List.of(KeySource.IP), null);
+		RouteLimit route = new RouteLimit(new PathPatternParser().parse("/api/search/**"), Set.of("GET"), definition);
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(RateLimitClock.system(), 100_000);
+		RateLimitObserver observer = this.metrics ? new RateLimitMetrics(new SimpleMeterRegistry(), () -> store)
+				: RateLimitObserver.NONE;
+		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
+				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
+		this.pipeline = new RequestRateLimiter(new RateLimiter(store, observer), identities,
+				new RateLimitResponses(HeaderStyle.IETF), List.of(route), null);
+	}
+
+	@Benchmark
+	public void admittedRequest(Blackhole blackhole) {
+		RequestLimits state = new RequestLimits();
+		List<Acquisition> now = this.pipeline.routeStage(this.request, state);
+		Verdict verdict = this.pipeline.decide(now, state);
+		blackhole.consume(verdict.proceeds());
+		this.pipeline.headers(state, (name, value) -> blackhole.consume(value));
+	}
+
+	private record Request(String method, String path, String remoteAddress) implements RateLimitRequest {
+
+		@Override
+		public List<String> headers(String name) {
+			return List.of();
+		}
+
+		@Override
+		public Principal principal() {
+			return null;
+		}
+
+		@Override
+		public Object nativeRequest() {
+			return this;
+		}
+
+	}
+
+}
