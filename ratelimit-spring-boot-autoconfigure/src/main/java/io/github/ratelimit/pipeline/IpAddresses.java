@@ -118,30 +118,44 @@ final class IpAddresses {
 		return text.toString();
 	}
 
+	/**
+	 * Four dotted decimal octets, each 0 to 255 without leading zeros; read in one pass,
+	 * since every request's client address goes through here.
+	 */
 	private static byte[] parseIpv4(String text) {
-		String[] parts = text.split("\\.", -1);
-		if (parts.length != 4) {
-			return null;
-		}
 		byte[] bytes = new byte[4];
-		for (int i = 0; i < 4; i++) {
-			int octet = parseOctet(parts[i]);
-			if (octet < 0) {
+		int octet = 0;
+		int start = 0;
+		for (int i = 0; i <= text.length(); i++) {
+			if (i < text.length() && text.charAt(i) != '.') {
+				continue;
+			}
+			if (octet == 4) {
 				return null;
 			}
-			bytes[i] = (byte) octet;
+			int value = parseOctet(text, start, i);
+			if (value < 0) {
+				return null;
+			}
+			bytes[octet++] = (byte) value;
+			start = i + 1;
+		}
+		if (octet != 4) {
+			return null;
 		}
 		return bytes;
 	}
 
 	/** Decimal 0..255 without leading zeros, which some parsers read as octal. */
-	private static int parseOctet(String part) {
-		if (part.isEmpty() || part.length() > 3 || (part.length() > 1 && part.charAt(0) == '0')) {
+	/** The octet written in {@code text} from {@code start} to {@code end}; -1 if it is none. */
+	private static int parseOctet(String text, int start, int end) {
+		int length = end - start;
+		if (length == 0 || length > 3 || (length > 1 && text.charAt(start) == '0')) {
 			return -1;
 		}
 		int value = 0;
-		for (int i = 0; i < part.length(); i++) {
-			char c = part.charAt(i);
+		for (int i = start; i < end; i++) {
+			char c = text.charAt(i);
 			if (c < '0' || c > '9') {
 				return -1;
 			}

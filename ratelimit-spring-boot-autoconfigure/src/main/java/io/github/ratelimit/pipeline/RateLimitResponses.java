@@ -6,11 +6,13 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.RateLimitUnavailableException;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitDecision;
 
 /**
@@ -28,7 +30,17 @@ public final class RateLimitResponses {
 
 	private static final String QUOTA_EXCEEDED_TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
 
+	/**
+	 * Bound on the limit names whose header text is kept: names come from configuration
+	 * and annotations, so an application has far fewer; past it, text is built per request.
+	 */
+	private static final int MAX_CACHED_NAMES = 1_000;
+
 	private final HeaderStyle style;
+
+	private final Map<String, String> quotedNames = new ConcurrentHashMap<>();
+
+	private final Map<String, PolicyItem> policyItems = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a writer.
@@ -50,8 +62,8 @@ public final class RateLimitResponses {
 		}
 		switch (this.style) {
 			case IETF -> {
-				headers.accept("RateLimit-Policy", joinDistinct(decisions, RateLimitResponses::policyItem));
-				headers.accept("RateLimit", joinDistinct(decisions, RateLimitResponses::quotaItem));
+				headers.accept("RateLimit-Policy", joinDistinct(decisions, this::policyItem));
+				headers.accept("RateLimit", joinDistinct(decisions, this::quotaItem));
 			}
 			case DRAFT_06 -> single(headers, "RateLimit-", mostRestrictive(decisions));
 			case X_RATELIMIT -> single(headers, "X-RateLimit-", mostRestrictive(decisions));
@@ -137,14 +149,44 @@ public final class RateLimitResponses {
 		return String.join(", ", items);
 	}
 
-	private static String policyItem(RateLimitDecision decision) {
-		return sfString(decision.limit().name()) + ";q=" + decision.limit().capacity() + ";w="
-				+ Math.max(1, ceilSeconds(decision.windowMicros()));
+	/**
+	 * A limit's {@code RateLimit-Policy} item. It changes only with the limit (a plan's
+	 * capacity, a calendar window's length), so the last one built per limit name is kept
+	 * and reused while those agree.
+	 */
+	private String policyItem(RateLimitDecision decision) {
+		RateLimit limit = decision.limit();
+		long window = Math.max(1, ceilSeconds(decision.windowMicros()));
+		PolicyItem cached = this.policyItems.get(limit.name());
+		if (cached != null && cached.capacity() == limit.capacity() && cached.windowSeconds() == window) {
+			return cached.text();
+		}
+		String text = quoted(limit.name()) + ";q=" + limit.capacity() + ";w=" + window;
+		if (cached != null || this.policyItems.size() < MAX_CACHED_NAMES) {
+			this.policyItems.put(limit.name(), new PolicyItem(limit.capacity(), window, text));
+		}
+		return text;
 	}
 
-	private static String quotaItem(RateLimitDecision decision) {
-		return sfString(decision.limit().name()) + ";r=" + decision.remaining() + ";t="
+	private String quotaItem(RateLimitDecision decision) {
+		return quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t="
 				+ ceilSeconds(decision.resetMicros());
+	}
+
+	/** A limit name as a structured-field string, quoted once per name. */
+	private String quoted(String name) {
+		String quoted = this.quotedNames.get(name);
+		if (quoted == null) {
+			quoted = sfString(name);
+			if (this.quotedNames.size() < MAX_CACHED_NAMES) {
+				this.quotedNames.put(name, quoted);
+			}
+		}
+		return quoted;
+	}
+
+	/** The last {@code RateLimit-Policy} item built for a limit name, with what it says. */
+	private record PolicyItem(long capacity, long windowSeconds, String text) {
 	}
 
 	private static void single(BiConsumer<String, String> headers, String prefix, RateLimitDecision decision) {

@@ -37,6 +37,28 @@ class RateLimitResponsesTests {
 	}
 
 	@Test
+	void policyFollowsThePlanAndTheCalendarWindowOfEachDecisionOfOneLimit() {
+		RateLimit free = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
+		RateLimit pro = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
+		RateLimit daily = RateLimit.calendar("daily", 100, CalendarPeriod.DAY, ZoneId.of("Europe/Berlin"));
+		long hour = 3_600_000_000L;
+		for (int round = 0; round < 2; round++) {
+			assertThat(policy(allowed(free, 9, 6_000_000))).isEqualTo("\"orders\";q=10;w=60");
+			assertThat(policy(allowed(pro, 99, 600_000))).isEqualTo("\"orders\";q=100;w=60");
+			assertThat(policy(new RateLimitDecision(daily, true, 99, hour, 0, 0, 23 * hour)))
+				.isEqualTo("\"daily\";q=100;w=82800");
+			assertThat(policy(new RateLimitDecision(daily, true, 99, hour, 0, 0, 24 * hour)))
+				.isEqualTo("\"daily\";q=100;w=86400");
+		}
+	}
+
+	private String policy(RateLimitDecision decision) {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(decision), response::setHeader);
+		return response.getHeader("RateLimit-Policy");
+	}
+
+	@Test
 	void advertisesEveryLimitInOrderAndEachItemOnce() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000), allowed(BURST, 3, 400_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
