@@ -125,7 +125,33 @@ public final class RequestLimits {
 	 * @return completes when every refund has (whether or not the store took it)
 	 */
 	public CompletionStage<Void> settleAsync(int status, RateLimiter limiter) {
-		List<Consumed> taken = takeSettlement();
+		return settleAsync(status, limiter, true, true);
+	}
+
+	/**
+	 * Gives back like {@link #settleAsync(int, RateLimiter)} only what limits counting some
+	 * statuses took, leaving the permits concurrency limits hold: a response still
+	 * streaming its body is still in flight, though its status is final.
+	 * @param status the final response status
+	 * @param limiter gives back
+	 * @return completes when every refund has (whether or not the store took it)
+	 */
+	public CompletionStage<Void> settleCountedAsync(int status, RateLimiter limiter) {
+		return settleAsync(status, limiter, true, false);
+	}
+
+	/**
+	 * Gives back, without waiting for the store, only the permits concurrency limits hold
+	 * for the request: its call is over.
+	 * @param limiter gives back
+	 * @return completes when every refund has (whether or not the store took it)
+	 */
+	public CompletionStage<Void> releaseHeldAsync(RateLimiter limiter) {
+		return settleAsync(0, limiter, false, true);
+	}
+
+	private CompletionStage<Void> settleAsync(int status, RateLimiter limiter, boolean counted, boolean held) {
+		List<Consumed> taken = takeSettlement(counted, held);
 		if (taken == null) {
 			return DONE;
 		}
@@ -146,12 +172,32 @@ public final class RequestLimits {
 	 * exchange (or a cancellation) may both try, on different threads.
 	 */
 	private synchronized List<Consumed> takeSettlement() {
+		return takeSettlement(true, true);
+	}
+
+	/**
+	 * Takes what limits counting some statuses took ({@code counted}) and what concurrency
+	 * limits hold ({@code held}), once each; keeps the rest for a later settlement.
+	 */
+	private synchronized List<Consumed> takeSettlement(boolean counted, boolean held) {
 		if (!this.countsByStatus) {
 			return null;
 		}
-		this.countsByStatus = false;
-		List<Consumed> taken = List.copyOf(this.consumed);
+		List<Consumed> taken = new ArrayList<>(this.consumed.size());
+		List<Consumed> kept = new ArrayList<>(0);
+		boolean stillSettling = false;
+		for (Consumed consumed : this.consumed) {
+			if ((consumed.statuses == CountedStatuses.NONE) ? held : counted) {
+				taken.add(consumed);
+			}
+			else {
+				kept.add(consumed);
+				stillSettling |= !consumed.statuses.countsAll();
+			}
+		}
 		this.consumed.clear();
+		this.consumed.addAll(kept);
+		this.countsByStatus = stillSettling;
 		return taken;
 	}
 

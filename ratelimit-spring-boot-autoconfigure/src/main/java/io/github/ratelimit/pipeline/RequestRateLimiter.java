@@ -407,6 +407,27 @@ public final class RequestRateLimiter {
 	}
 
 	/**
+	 * Gives back as {@link #settleAsync} only what limits counting some statuses took,
+	 * leaving the permits concurrency limits hold until the call is over.
+	 * @param state the request's state, or {@code null} when nothing limited it
+	 * @param status the final response status
+	 * @return completes when the store has answered every refund
+	 */
+	public CompletionStage<Void> settleCountedAsync(RequestLimits state, int status) {
+		return (state != null) ? state.settleCountedAsync(status, this.limiter)
+				: CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Gives back the permits concurrency limits hold for a request whose call is over.
+	 * @param state the request's state, or {@code null} when nothing limited it
+	 * @return completes when the store has answered every refund
+	 */
+	public CompletionStage<Void> releaseHeldAsync(RequestLimits state) {
+		return (state != null) ? state.releaseHeldAsync(this.limiter) : CompletableFuture.completedFuture(null);
+	}
+
+	/**
 	 * The rate limit headers for every decision made for a request so far.
 	 * @param state the request's state
 	 * @param headers receives each header

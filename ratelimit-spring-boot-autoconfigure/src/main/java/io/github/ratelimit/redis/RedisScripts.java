@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -29,6 +31,13 @@ public final class RedisScripts {
 	public static final String LOCATION = "io/github/ratelimit/redis/lua/";
 
 	private static final String STANDALONE_MARKER = "-- standalone entry --";
+
+	/**
+	 * Every script file, read once when the store's class loads: a combination of
+	 * algorithms first used by a request is composed on the thread deciding it, which may
+	 * be an event loop, so composing must not read the classpath.
+	 */
+	private static final Map<String, String> FILES = readAll();
 
 	private RedisScripts() {
 	}
@@ -102,6 +111,23 @@ public final class RedisScripts {
 	}
 
 	static String read(String file) {
+		String text = FILES.get(file);
+		return (text != null) ? text : readResource(file);
+	}
+
+	private static Map<String, String> readAll() {
+		Set<String> files = new LinkedHashSet<>(List.of("lib.lua", "acquire.lua", "inspect.lua", "standalone.lua"));
+		for (AlgorithmSpec spec : AlgorithmSpec.all()) {
+			files.addAll(spec.redisScripts());
+		}
+		Map<String, String> texts = new HashMap<>();
+		for (String file : files) {
+			texts.put(file, readResource(file));
+		}
+		return Map.copyOf(texts);
+	}
+
+	private static String readResource(String file) {
 		try (InputStream in = RedisScripts.class.getClassLoader().getResourceAsStream(LOCATION + file)) {
 			if (in == null) {
 				throw new IllegalStateException("Rate limit script " + LOCATION + file + " is missing from the classpath");

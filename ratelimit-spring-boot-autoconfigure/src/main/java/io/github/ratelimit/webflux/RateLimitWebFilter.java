@@ -63,28 +63,38 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	}
 
 	/**
-	 * Gives back what limits that do not count the final status consumed (and what
-	 * concurrency limits hold while the request runs), as the response commits: its status
-	 * is final then, whoever wrote it (a handler, an exception handler, Spring Security,
-	 * the error handler), and the client has not seen it yet, so its next request finds
-	 * the permits back. The commit waits for the store without blocking. A response that
-	 * never commits (the client went away) is settled when the exchange ends. Registered
-	 * once, and only for requests that such a limit admitted, so that other requests pay
-	 * nothing for it.
+	 * Gives back what limits that do not count the final status consumed, and what
+	 * concurrency limits hold while the request runs. Registered once, and only for
+	 * requests that such a limit admitted, so that other requests pay nothing for it.
+	 * <ul>
+	 * <li>As the response commits, its status is final, whoever wrote it (a handler, an
+	 * exception handler, Spring Security, the error handler), and the client has not seen
+	 * it yet: status-counting limits settle then, waiting for the store without blocking,
+	 * so the client's next request finds the quota back. A response whose length is known
+	 * then has its body ready, so concurrency permits come back then too.</li>
+	 * <li>A response streaming a body of unknown length is still in flight: its permits come
+	 * back when the exchange completes (or fails).</li>
+	 * <li>A cancelled exchange (the client went away) settles everything.</li>
+	 * </ul>
 	 */
 	private static Mono<Void> settling(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter,
 			Mono<Void> chain) {
 		if (!state.countsByStatus() || exchange.getAttributes().putIfAbsent(SETTLING, Boolean.TRUE) != null) {
 			return chain;
 		}
-		exchange.getResponse()
-			.beforeCommit(() -> Mono.fromCompletionStage(() -> limiter.settleAsync(state, status(exchange))));
-		// an error is answered outside the filters, and commits: only a cancelled exchange ends here unanswered
-		return chain.doFinally((signal) -> {
-			if (signal == SignalType.CANCEL) {
-				limiter.settleAsync(state, status(exchange));
-			}
-		});
+		exchange.getResponse().beforeCommit(() -> Mono.fromCompletionStage(() -> {
+			boolean bodyKnown = exchange.getResponse().getHeaders().getContentLength() >= 0;
+			return bodyKnown ? limiter.settleAsync(state, status(exchange))
+					: limiter.settleCountedAsync(state, status(exchange));
+		}));
+		Mono<Void> released = Mono.defer(() -> Mono.fromCompletionStage(() -> limiter.releaseHeldAsync(state)));
+		return chain.onErrorResume((failure) -> released.then(Mono.error(failure)))
+			.then(released)
+			.doFinally((signal) -> {
+				if (signal == SignalType.CANCEL) {
+					limiter.settleAsync(state, status(exchange));
+				}
+			});
 	}
 
 	private static int status(ServerWebExchange exchange) {

@@ -186,6 +186,24 @@ public class ReactiveE2eApplication {
 			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
+		/** Streams its export: a first line at once, the rest once the gate opens. */
+		@RateLimited(name = "streamed-exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP)
+		@GetMapping("/export-stream/{id}")
+		Flux<String> exportStream(@PathVariable String id) {
+			Mono<String> rest = Mono.fromCallable(() -> {
+				ExportGate.entered();
+				ExportGate.await();
+				return "end of export " + id + "\n";
+			}).subscribeOn(Schedulers.boundedElastic());
+			return Flux.concat(Mono.just("start of export " + id + "\n"), rest);
+		}
+
+		@RateLimited(name = "streamed-exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP)
+		@GetMapping("/export-stream-now/{id}")
+		Mono<String> exportStreamNow(@PathVariable String id) {
+			return Mono.just("export " + id);
+		}
+
 		@RateLimited(name = "exports", algorithm = Algorithm.CONCURRENCY, capacity = 1, key = KeySource.IP)
 		@GetMapping("/export-now/{id}")
 		Mono<String> exportNow(@PathVariable String id) {

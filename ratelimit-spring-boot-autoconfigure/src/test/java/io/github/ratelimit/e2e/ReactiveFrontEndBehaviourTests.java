@@ -6,9 +6,12 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -56,6 +59,21 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	@Override
 	void advance(Duration duration) {
 		ReactiveE2eApplication.advance(duration);
+	}
+
+	@Test
+	void aStreamingResponseHoldsItsConcurrencyPermitUntilItsBodyEnds() throws Exception {
+		ExportGate.close();
+		CompletableFuture<HttpResponse<String>> streaming = CompletableFuture
+			.supplyAsync(() -> this.http.get("/export-stream/1"));
+		// its first line is written, so its response has committed, and it is still running
+		assertThat(ExportGate.awaitEntered()).isTrue();
+		assertThat(this.http.get("/export-stream-now/2").statusCode()).isEqualTo(429);
+		ExportGate.open();
+		HttpResponse<String> streamed = streaming.get(10, TimeUnit.SECONDS);
+		assertThat(streamed.statusCode()).isEqualTo(200);
+		assertThat(streamed.body()).contains("start of export 1", "end of export 1");
+		assertThat(this.http.get("/export-stream-now/3").statusCode()).isEqualTo(200);
 	}
 
 	@Test
