@@ -42,6 +42,11 @@ public final class RateLimitResponses {
 
 	private final Map<String, PolicyItem> policyItems = new ConcurrentHashMap<>();
 
+	/** The item builders, bound once rather than on every response. */
+	private final Function<RateLimitDecision, String> policyItemOf = this::policyItem;
+
+	private final Function<RateLimitDecision, String> quotaItemOf = this::quotaItem;
+
 	/**
 	 * Creates a writer.
 	 * @param style the header style
@@ -62,8 +67,8 @@ public final class RateLimitResponses {
 		}
 		switch (this.style) {
 			case IETF -> {
-				headers.accept("RateLimit-Policy", joinDistinct(decisions, this::policyItem));
-				headers.accept("RateLimit", joinDistinct(decisions, this::quotaItem));
+				headers.accept("RateLimit-Policy", joinDistinct(decisions, this.policyItemOf));
+				headers.accept("RateLimit", joinDistinct(decisions, this.quotaItemOf));
 			}
 			case DRAFT_06 -> single(headers, "RateLimit-", mostRestrictive(decisions));
 			case X_RATELIMIT -> single(headers, "X-RateLimit-", mostRestrictive(decisions));
