@@ -1,8 +1,6 @@
 package io.github.ratelimit.aop;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -13,22 +11,16 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import org.springframework.aop.framework.ProxyFactory;
-
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.ManualScheduler;
 import io.github.ratelimit.core.MutableClock;
 import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RecordingSleeper;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.pipeline.DetachedCallContext;
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -47,7 +39,7 @@ class ConcurrencyLimitTests {
 	private final RateLimitWaiter waiter = new RateLimitWaiter(this.limiter, this.clock, new RecordingSleeper(),
 			new ManualScheduler());
 
-	private final Exports exports = proxy(new Exports());
+	private final Exports exports = LimitedProxies.proxy(new Exports(), this.limiter, this.waiter);
 
 	@AfterEach
 	void close() {
@@ -155,18 +147,6 @@ class ConcurrencyLimitTests {
 		this.clock.advance(Duration.ofMinutes(10));
 		CompletableFuture<String> next = new CompletableFuture<>();
 		assertThat(this.exports.later(next)).isSameAs(next);
-	}
-
-	@SuppressWarnings("unchecked")
-	private <T> T proxy(T target) {
-		RateLimitedMethods methods = new RateLimitedMethods();
-		LimitResolver resolver = new LimitResolver(Map.of(), List.of(KeySource.GLOBAL));
-		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(new MethodLimits(methods, resolver),
-				this.limiter, () -> DetachedCallContext.INSTANCE, this.waiter, (principal) -> null);
-		ProxyFactory factory = new ProxyFactory(target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvisor(new RateLimitedAdvisor(methods, () -> interceptor));
-		return (T) factory.getProxy();
 	}
 
 	static class Exports {

@@ -1,29 +1,22 @@
 package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
-import org.springframework.aop.framework.ProxyFactory;
-
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.ManualScheduler;
 import io.github.ratelimit.core.MutableClock;
 import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RecordingSleeper;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.pipeline.DetachedCallContext;
-import io.github.ratelimit.pipeline.MethodLimits;
 import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,7 +39,7 @@ class CountByOutcomeTests {
 
 	private final Accounts target = new Accounts();
 
-	private final Accounts accounts = proxy(this.target);
+	private final Accounts accounts = LimitedProxies.proxy(this.target, this.limiter, this.waiter);
 
 	@AfterEach
 	void close() {
@@ -137,18 +130,6 @@ class CountByOutcomeTests {
 			.isThrownBy(() -> new RateLimitedMethods().find(call, BadStatus.class))
 			.withMessageContaining("BadStatus.call() (countStatuses)")
 			.withMessageContaining("'7xx'");
-	}
-
-	@SuppressWarnings("unchecked")
-	private <T> T proxy(T target) {
-		RateLimitedMethods methods = new RateLimitedMethods();
-		LimitResolver resolver = new LimitResolver(Map.of(), List.of(KeySource.GLOBAL));
-		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(new MethodLimits(methods, resolver),
-				this.limiter, () -> DetachedCallContext.INSTANCE, this.waiter, (principal) -> null);
-		ProxyFactory factory = new ProxyFactory(target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvisor(new RateLimitedAdvisor(methods, () -> interceptor));
-		return (T) factory.getProxy();
 	}
 
 	/** A failed login. */

@@ -1,7 +1,5 @@
 package io.github.ratelimit.aop;
 
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -10,7 +8,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
-import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.authority.AuthorityUtils;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
@@ -18,16 +15,12 @@ import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.ManualScheduler;
 import io.github.ratelimit.core.MutableClock;
 import io.github.ratelimit.core.RateLimitWaiter;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RecordingSleeper;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.pipeline.DetachedCallContext;
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,7 +39,7 @@ class ReactiveMethodLimitsTests {
 
 	private final Reports target = new Reports();
 
-	private final Reports reports = proxy();
+	private final Reports reports = LimitedProxies.proxy(this.target, this.limiter, this.waiter);
 
 	@AfterEach
 	void closeWaiter() {
@@ -96,17 +89,6 @@ class ReactiveMethodLimitsTests {
 
 	private static UsernamePasswordAuthenticationToken user(String name) {
 		return UsernamePasswordAuthenticationToken.authenticated(name, "pw", AuthorityUtils.createAuthorityList("ROLE_USER"));
-	}
-
-	private Reports proxy() {
-		RateLimitedMethods methods = new RateLimitedMethods();
-		LimitResolver resolver = new LimitResolver(Map.of(), List.of(KeySource.GLOBAL));
-		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(new MethodLimits(methods, resolver),
-				this.limiter, () -> DetachedCallContext.INSTANCE, this.waiter, (principal) -> null);
-		ProxyFactory factory = new ProxyFactory(this.target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvisor(new RateLimitedAdvisor(methods, () -> interceptor));
-		return (Reports) factory.getProxy();
 	}
 
 	static class Reports {

@@ -12,14 +12,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.aop.framework.ProxyFactory;
-
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Identities;
-import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LimitSettings;
 import io.github.ratelimit.core.ManualScheduler;
 import io.github.ratelimit.core.MutableClock;
@@ -30,8 +27,6 @@ import io.github.ratelimit.core.RecordingSleeper;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.pipeline.CallContext;
 import io.github.ratelimit.pipeline.DetachedCallContext;
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RateLimitedMethods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -60,8 +55,10 @@ class WaitForPermitTests {
 
 	private final Sender target = new Sender();
 
-	private final Sender sender = proxy(Map.of("reports", new LimitSettings(null, null, null, null, null, null, null,
-			null, null, Duration.ofSeconds(1))));
+	private final Sender sender = LimitedProxies.proxy(this.target,
+			Map.of("reports",
+					new LimitSettings(null, null, null, null, null, null, null, null, null, Duration.ofSeconds(1))),
+			this.limiter, this.waiter, () -> this.context);
 
 	@AfterEach
 	void close() {
@@ -146,17 +143,6 @@ class WaitForPermitTests {
 		this.sender.send("d");
 		assertThat(this.target.sent).containsExactly("a", "c", "d");
 		assertThat(this.sleeper.sleeps()).containsExactly(INTERVAL);
-	}
-
-	private Sender proxy(Map<String, LimitSettings> policies) {
-		RateLimitedMethods methods = new RateLimitedMethods();
-		LimitResolver resolver = new LimitResolver(policies, List.of(KeySource.GLOBAL));
-		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(new MethodLimits(methods, resolver),
-				this.limiter, () -> this.context, this.waiter, (principal) -> null);
-		ProxyFactory factory = new ProxyFactory(this.target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvisor(new RateLimitedAdvisor(methods, () -> interceptor));
-		return (Sender) factory.getProxy();
 	}
 
 	/** One token every 100ms for each method. */
