@@ -5,8 +5,9 @@
 -- KEYS     the keys of every limit, in order: as many per limit as its algorithm takes
 --          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
--- ARGV[2]  'acquire', 'check' (decide without consuming) or 'refund' (ARGV[1] is then the
---          timestamp of the acquisition being given back)
+-- ARGV[2]  'acquire', 'check' (decide without consuming), 'refund' (ARGV[1] is then the
+--          timestamp of the acquisition being given back) or 'lease' (acquire, and take
+--          more units for an instance to spend locally, see ARGV[6+4n..])
 -- ARGV[3]  number of limits n
 -- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc | cc, followed by '!'
 --          for a shadow limit, whose rejection does not stop the others), capacity,
@@ -17,9 +18,15 @@
 -- ARGV[5+4n] optional: longest wait in microseconds for a reserved slot (callers waiting
 --          for a permit): tb and lb limits that would reject admit instead when their slot
 --          is at most that far away, and reply the wait as their delay (see token_bucket.lua)
+-- ARGV[6+4n..5+5n] 'lease' only: per limit, how many units to take beyond its cost, as
+--          many of them as are left when every enforced limit admits (a cost may then be
+--          0: a share refreshed without a request). Only the bucket and window algorithms
+--          whose units may be spent later are leased (tb, fw, swc); the application never
+--          asks it of the others.
 -- Reply    {now, then per limit three integers}: an admitting limit replies remaining,
 --          reset_us, delay_us; a rejecting one -1 - remaining, reset_us, retry_after_us.
---          A refund replies {now}.
+--          A refund replies {now}. A lease adds, per limit, the units it took beyond
+--          the cost (0 when any enforced limit rejected).
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
 -- every admitting limit commits (a reservation included), or nothing changes (apart from
@@ -38,6 +45,8 @@ if argv[options + 1] then
   max_delay = tonumber(argv[options + 1])
 end
 local refund = mode == 'refund'
+local lease = mode == 'lease'
+local n = tonumber(argv[3])
 local reply = { now }
 local size = 1
 local allowed = true
@@ -64,6 +73,22 @@ for i = 4, options - 1, 4 do
   else
     local admits, remaining, reset, retry_after, delay, state = entry.decide(k, now, capacity, param, cost,
       max_delay)
+    if lease then
+      -- the units beyond the cost, as many as are left: deciding cost + extra again admits
+      local extra = math.min(tonumber(argv[options + 1 + (i - 4) / 4 + 1]), remaining)
+      if admits == 1 and extra > 0 then
+        local admits2, remaining2, reset2, _, delay2, state2 = entry.decide(k, now, capacity, param, cost + extra,
+          max_delay)
+        if admits2 == 1 then
+          cost, remaining, reset, delay, state = cost + extra, remaining2, reset2, delay2, state2
+        else
+          extra = 0
+        end
+      elseif admits ~= 1 then
+        extra = 0
+      end
+      reply[1 + 3 * n + (i - 4) / 4 + 1] = extra
+    end
     if admits == 1 then
       reply[size + 1], reply[size + 2], reply[size + 3] = remaining, reset, delay
       if entry1 == nil then
@@ -84,12 +109,17 @@ for i = 4, options - 1, 4 do
   end
   k = k + entry.keys
 end
-if allowed and mode == 'acquire' and entry1 ~= nil then
+if allowed and (mode == 'acquire' or lease) and entry1 ~= nil then
   entry1.commit(k1, now, capacity1, param1, cost1, state1)
   if more then
     for c = 1, m, 6 do
       more[c].commit(more[c + 1], now, more[c + 2], more[c + 3], more[c + 4], more[c + 5])
     end
+  end
+end
+if lease and not allowed then
+  for i = 1, n do
+    reply[1 + 3 * n + i] = 0
   end
 end
 return reply

@@ -34,18 +34,24 @@ public final class AlgorithmSpec {
 	private static final Duration DEFAULT_LEASE = Duration.ofMinutes(1);
 
 	private static final Map<Algorithm, AlgorithmSpec> SPECS = specs(
-			spec(Algorithm.TOKEN_BUCKET, TokenBucket::new).redis("token_bucket.lua", "tb").bucket().reserves(),
+			spec(Algorithm.TOKEN_BUCKET, TokenBucket::new).redis("token_bucket.lua", "tb")
+				.bucket()
+				.reserves()
+				.leasable(),
 			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb")
 				.redisRequires("token_bucket.lua")
 				.bucket()
 				.reserves(),
-			spec(Algorithm.FIXED_WINDOW, FixedWindow::new).redis("fixed_window.lua", "fw").windowsAligned(),
+			spec(Algorithm.FIXED_WINDOW, FixedWindow::new).redis("fixed_window.lua", "fw")
+				.windowsAligned()
+				.leasable(),
 			spec(Algorithm.SLIDING_WINDOW_LOG, SlidingWindowLog::new).redis("sliding_window_log.lua", "swl")
 				.redisKeySuffixes("", ":sum"),
 			spec(Algorithm.SLIDING_WINDOW_COUNTER, SlidingWindowCounter::new)
 				.redis("sliding_window_counter.lua", "swc")
 				.windowsAligned()
-				.windowsRemembered(2),
+				.windowsRemembered(2)
+				.leasable(),
 			spec(Algorithm.CONCURRENCY, ConcurrencyLeases::new).redis("concurrency.lua", "cc")
 				.heldInFlight()
 				.defaultPeriod(DEFAULT_LEASE));
@@ -74,6 +80,8 @@ public final class AlgorithmSpec {
 
 	private final Duration defaultPeriod;
 
+	private final boolean leasable;
+
 	private AlgorithmSpec(Builder builder) {
 		this.algorithm = builder.algorithm;
 		this.states = builder.states;
@@ -88,6 +96,7 @@ public final class AlgorithmSpec {
 		this.windowsRemembered = builder.windowsRemembered;
 		this.heldInFlight = builder.heldInFlight;
 		this.defaultPeriod = builder.defaultPeriod;
+		this.leasable = builder.leasable;
 	}
 
 	/**
@@ -217,6 +226,38 @@ public final class AlgorithmSpec {
 	}
 
 	/**
+	 * Whether units taken from a bucket may be spent later, on one instance, as if taken
+	 * then: true for the token bucket, whose tokens do not age, and for the window
+	 * algorithms until their window ends. Not for the leaky bucket (its admissions are
+	 * slots in time), the sliding log (each entry is a time) or concurrency limits (a
+	 * permit is held by one call).
+	 * @return whether a {@link LocalFirstRateLimitStore} may lease the limit's units
+	 */
+	public boolean leasable() {
+		return this.leasable;
+	}
+
+	/**
+	 * Until when units leased at {@code decidedAtMicros} may be spent: for ever for a
+	 * bucket, else until the window they were counted in ends.
+	 * @param limit a limit of this algorithm
+	 * @param decidedAtMicros the store's time of the lease
+	 * @param resetMicros the reset the store answered with the lease (a fixed window's
+	 * time until its window ends)
+	 * @return epoch microseconds, {@link Long#MAX_VALUE} for ever
+	 */
+	public long leaseExpiresAtMicros(RateLimit limit, long decidedAtMicros, long resetMicros) {
+		if (!this.windowsAligned) {
+			return Long.MAX_VALUE;
+		}
+		if (limit.isCalendar()) {
+			return decidedAtMicros + resetMicros;
+		}
+		long period = limit.periodMicros();
+		return decidedAtMicros - Math.floorMod(decidedAtMicros, period) + period;
+	}
+
+	/**
 	 * Whether a plan may give the limit another period: not when the counters belong to
 	 * aligned windows of the policy's period, since every plan draws from the same bucket.
 	 * @return whether plans may change the period
@@ -299,6 +340,8 @@ public final class AlgorithmSpec {
 
 		private Duration defaultPeriod = DEFAULT_PERIOD;
 
+		private boolean leasable;
+
 		Builder(Algorithm algorithm, Supplier<BucketState> states) {
 			this.algorithm = algorithm;
 			this.states = states;
@@ -342,6 +385,11 @@ public final class AlgorithmSpec {
 
 		Builder defaultPeriod(Duration period) {
 			this.defaultPeriod = period;
+			return this;
+		}
+
+		Builder leasable() {
+			this.leasable = true;
 			return this;
 		}
 

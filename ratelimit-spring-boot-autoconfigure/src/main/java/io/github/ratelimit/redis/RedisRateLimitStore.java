@@ -41,6 +41,9 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.AlgorithmSpec;
 import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.CalendarWindows;
+import io.github.ratelimit.core.Lease;
+import io.github.ratelimit.core.LeaseResult;
+import io.github.ratelimit.core.LeasingStore;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitDecision;
@@ -67,7 +70,7 @@ import io.github.ratelimit.core.RateLimitStore;
  * Application and Redis clocks may thus differ by up to a whole window; a Redis time
  * outside the windows sent fails the call, which the fail mode then answers.
  */
-public final class RedisRateLimitStore implements RateLimitStore {
+public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	/** Least TTL of keys written at an explicit time (tests), whatever their state needs. */
 	private static final byte[] TEST_MIN_TTL_MILLIS = ascii("60000");
@@ -77,6 +80,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private static final byte[] CHECK = ascii("check");
 
 	private static final byte[] REFUND = ascii("refund");
+
+	private static final byte[] LEASE = ascii("lease");
 
 	private static final byte[] EMPTY = new byte[0];
 
@@ -189,7 +194,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		List<int[]> groups = groupBySlot(call);
 		if (groups.size() == 1) {
 			long timestamp = run(call, groups.get(0), now, ACQUIRE, maxDelayMicros, decisions);
-			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
+			return new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), timestamp,
 					RateLimitResult.REDIS);
 		}
 		List<int[]> consumed = new ArrayList<>();
@@ -217,7 +222,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				}
 			}
 		}
-		return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), now, RateLimitResult.REDIS);
+		return new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), now, RateLimitResult.REDIS);
 	}
 
 	/**
@@ -253,9 +258,97 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return lettuce.executeAsync(invocation.script(), invocation.keys(), invocation.args()).thenApplyAsync((reply) -> {
 			RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
 			long timestamp = parse(reply, call, group, decisions);
-			return new RateLimitResult(uncommittedUnlessAllAllowed(acquisitions, decisions), timestamp,
+			return new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), timestamp,
 					RateLimitResult.REDIS);
 		}, OFFLOAD);
+	}
+
+	/**
+	 * Decides the costs and leases the extras in one script call. Leases whose keys span
+	 * several Cluster slots are decided exactly, one slot after another, and lease
+	 * nothing; their costs must then be positive.
+	 */
+	@Override
+	public LeaseResult lease(List<Lease> leases) {
+		Call call = leaseCall(leases);
+		List<int[]> groups = groupBySlot(call);
+		if (groups.size() != 1) {
+			return new LeaseResult(tryAcquire(acquisitions(leases), 0), new long[leases.size()]);
+		}
+		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
+		Invocation invocation = prepare(call, groups.get(0), now, LEASE, 0, extras(leases));
+		return leased(this.executor.execute(invocation.script(), invocation.keys(), invocation.args()), call,
+				groups.get(0));
+	}
+
+	/**
+	 * Leases like {@link #lease} through Lettuce's asynchronous API, so that the calls of a
+	 * sync go out together on the shared connection (pipelined); leases spanning several
+	 * slots, and a factory that is not Lettuce's, are leased on a pool thread.
+	 */
+	@Override
+	public CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+		Call call;
+		List<int[]> groups;
+		try {
+			call = leaseCall(leases);
+			groups = groupBySlot(call);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (groups.size() != 1 || !(this.executor instanceof LettuceScriptExecutor lettuce)) {
+			return CompletableFuture.supplyAsync(() -> lease(leases), OFFLOAD);
+		}
+		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
+		Invocation invocation = prepare(call, groups.get(0), now, LEASE, 0, extras(leases));
+		return lettuce.executeAsync(invocation.script(), invocation.keys(), invocation.args())
+			.thenApplyAsync((reply) -> leased(reply, call, groups.get(0)), OFFLOAD);
+	}
+
+	private Call leaseCall(List<Lease> leases) {
+		if (leases.isEmpty()) {
+			throw new IllegalArgumentException("leases must not be empty");
+		}
+		Call call = new Call(leases.size());
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
+			call.set(i, lease.limit(), lease.identity(), lease.cost());
+			for (int j = 0; j < i; j++) {
+				if (leases.get(j).key().equals(lease.key())) {
+					throw new IllegalArgumentException("leases must name distinct buckets: " + lease.key());
+				}
+			}
+		}
+		return call;
+	}
+
+	private static long[] extras(List<Lease> leases) {
+		long[] extra = new long[leases.size()];
+		for (int i = 0; i < extra.length; i++) {
+			extra[i] = leases.get(i).extra();
+		}
+		return extra;
+	}
+
+	private static List<Acquisition> acquisitions(List<Lease> leases) {
+		List<Acquisition> acquisitions = new ArrayList<>(leases.size());
+		for (Lease lease : leases) {
+			acquisitions.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
+		}
+		return acquisitions;
+	}
+
+	/** The decisions of a lease call, and the units it took beyond each cost. */
+	private static LeaseResult leased(List<?> reply, Call call, int[] group) {
+		RateLimitDecision[] decisions = new RateLimitDecision[call.costs.length];
+		long timestamp = parse(reply, call, group, decisions);
+		long[] extra = new long[call.costs.length];
+		for (int g = 0; g < group.length; g++) {
+			extra[group[g]] = number(reply, 1 + 3 * group.length + g);
+		}
+		return new LeaseResult(new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), timestamp,
+				RateLimitResult.REDIS), extra);
 	}
 
 	private void refundQuietly(Call call, List<int[]> consumed, long now) {
@@ -272,15 +365,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/** When one limit rejects, the others consumed nothing: report the quota they still hold. */
-	private static List<RateLimitDecision> uncommittedUnlessAllAllowed(List<Acquisition> acquisitions,
-			RateLimitDecision[] decisions) {
+	private static List<RateLimitDecision> uncommittedUnlessAllAllowed(Call call, RateLimitDecision[] decisions) {
 		boolean allowed = true;
 		for (RateLimitDecision decision : decisions) {
 			allowed &= !decision.rejects();
 		}
 		if (!allowed) {
 			for (int i = 0; i < decisions.length; i++) {
-				decisions[i] = decisions[i].uncommitted(acquisitions.get(i).cost());
+				decisions[i] = decisions[i].uncommitted(call.costs[i]);
 			}
 		}
 		return List.of(decisions);
@@ -404,15 +496,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/** The script, keys and arguments deciding some acquisitions of one slot. */
 	private Invocation prepare(Call call, int[] group, long now, byte[] mode, long maxDelayMicros) {
+		return prepare(call, group, now, mode, maxDelayMicros, null);
+	}
+
+	/** The same, for a lease: {@code extra} holds the units wanted beyond each cost. */
+	private Invocation prepare(Call call, int[] group, long now, byte[] mode, long maxDelayMicros, long[] extra) {
 		int keyCount = 0;
 		int algorithms = 0;
 		for (int i : group) {
 			keyCount += call.limits[i].keySuffixes.length;
 			algorithms |= call.limits[i].algorithm;
 		}
-		boolean options = this.clock != null || maxDelayMicros > 0;
+		boolean options = this.clock != null || maxDelayMicros > 0 || extra != null;
 		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[3 + group.length * 4 + (options ? 2 : 0)][];
+		byte[][] args = new byte[3 + group.length * 4 + (options ? 2 : 0) + ((extra != null) ? group.length : 0)][];
 		args[0] = (now == NOW_FROM_REDIS) ? EMPTY : ascii(now);
 		args[1] = mode;
 		args[2] = ascii(group.length);
@@ -427,12 +524,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			args[a++] = limit.code;
 			args[a++] = limit.capacity;
 			args[a++] = limit.parameter(this.applicationClock);
-			args[a++] = ascii(call.acquisitions.get(i).cost());
+			args[a++] = ascii(call.costs[i]);
 		}
 		if (options) {
 			// the test clock stands still while Redis expires keys in real time
 			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
-			args[a] = ascii(maxDelayMicros);
+			args[a++] = ascii(maxDelayMicros);
+		}
+		if (extra != null) {
+			for (int i : group) {
+				args[a++] = ascii(extra[i]);
+			}
 		}
 		return new Invocation(script(algorithms), keys, args);
 	}
@@ -451,11 +553,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				long remaining = number(reply, base);
 				long reset = number(reply, base + 1);
 				long wait = number(reply, base + 2);
-				RateLimit limit = call.acquisitions.get(group[g]).limit();
+				RateLimit limit = call.rateLimits[group[g]];
 				long window = call.limits[group[g]].windowMicros(decidedAt, reset);
 				decisions[group[g]] = (remaining >= 0)
 						? new RateLimitDecision(limit, true, remaining, reset, 0, wait, window)
-						: new RateLimitDecision(limit, false, -1 - remaining, reset, wait, 0, window);
+						: new RateLimitDecision(limit, false, -1 - remaining, reset, Math.max(1, wait), 0, window);
 			}
 		}
 		return number(reply, 0);
@@ -521,24 +623,37 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return encoded;
 	}
 
-	/** The acquisitions of one call, with their encoded limits and keys. */
+	/** The acquisitions (or leases) of one call, with their encoded limits and keys. */
 	private final class Call {
 
-		final List<Acquisition> acquisitions;
+		final RateLimit[] rateLimits;
+
+		final long[] costs;
 
 		final EncodedLimit[] limits;
 
 		final byte[][] keys;
 
 		Call(List<Acquisition> acquisitions) {
-			this.acquisitions = acquisitions;
-			this.limits = new EncodedLimit[acquisitions.size()];
-			this.keys = new byte[acquisitions.size()][];
+			this(acquisitions.size());
 			for (int i = 0; i < this.limits.length; i++) {
 				Acquisition acquisition = acquisitions.get(i);
-				this.limits[i] = encoded(acquisition.limit());
-				this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefix, acquisition.identity());
+				set(i, acquisition.limit(), acquisition.identity(), acquisition.cost());
 			}
+		}
+
+		Call(int size) {
+			this.rateLimits = new RateLimit[size];
+			this.costs = new long[size];
+			this.limits = new EncodedLimit[size];
+			this.keys = new byte[size][];
+		}
+
+		void set(int i, RateLimit limit, String identity, long cost) {
+			this.rateLimits[i] = limit;
+			this.costs[i] = cost;
+			this.limits[i] = encoded(limit);
+			this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefix, identity);
 		}
 
 	}

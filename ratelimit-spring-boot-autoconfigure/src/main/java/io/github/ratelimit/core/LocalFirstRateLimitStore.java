@@ -1,0 +1,743 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Decides on this instance, against shares of each bucket leased from a shared store, and
+ * settles with that store in batches: Redis load grows with the number of active buckets
+ * and the sync rate, not with requests.
+ * <p>
+ * A share is units of a bucket that the shared store has already counted as taken (a
+ * {@link LeasingStore lease}), so an instance spending its share never admits what the
+ * bucket did not have: instances together never exceed a limit, whatever the sync
+ * interval. What the interval trades is the other direction: units one instance holds are
+ * not available to another until they are given back.
+ * <ul>
+ * <li>A request whose bucket has a share large enough is decided here, in memory.</li>
+ * <li>A request whose share is used up asks the shared store, in the one call that
+ * decides it, for more: about two sync intervals of its bucket's recent demand. When the
+ * store has fewer units left than asked, or rejects, the share asks again at the next sync
+ * at the earliest, and requests finding it empty meanwhile are rejected here.</li>
+ * <li>Every sync interval, {@link #sync()} sends, together (pipelined), one call per
+ * bucket that had demand: taking units up to two intervals of its last interval's demand,
+ * or giving back what exceeds that. A bucket idle for an interval gives its whole share
+ * back and is forgotten after a second one.</li>
+ * </ul>
+ * Limits whose algorithm cannot be leased (leaky bucket, sliding window log, concurrency),
+ * shadow limits, limits the application wants exact, callers reserving a future slot, and
+ * buckets beyond the bound on shares are decided by the shared store on every request, as
+ * without this store. A share's units are counted in the window they were leased in: a
+ * window limit's share lapses when that window ends.
+ */
+public final class LocalFirstRateLimitStore implements RateLimitStore, AutoCloseable {
+
+	/** A share holds about this many sync intervals of its bucket's recent demand. */
+	static final int INTERVALS_AHEAD = 2;
+
+	private static final long CLOSE_TIMEOUT_MILLIS = 2_000;
+
+	private final RateLimitStore shared;
+
+	private final LeasingStore leasing;
+
+	private final RateLimitClock clock;
+
+	private final long intervalMicros;
+
+	private final Predicate<RateLimit> exact;
+
+	private final int maxShares;
+
+	private final ThrottledLog failureLog;
+
+	private final Consumer<String> warn;
+
+	private final Map<String, Map<String, Share>> shares = new ConcurrentHashMap<>();
+
+	private final AtomicInteger shareCount = new AtomicInteger();
+
+	private volatile ScheduledExecutorService scheduler;
+
+	/**
+	 * Creates a store deciding against shares of {@code shared}'s buckets.
+	 * @param shared the shared store, deciding what is not decided here
+	 * @param leasing the shared store's lease call
+	 * @param clock this instance's clock
+	 * @param syncInterval time between two syncs
+	 * @param exact limits decided by the shared store on every request
+	 * @param maxShares most buckets with a share on this instance; further buckets are
+	 * decided by the shared store
+	 * @param failureLog throttles messages about failed syncs
+	 * @param warn where those messages go
+	 */
+	public LocalFirstRateLimitStore(RateLimitStore shared, LeasingStore leasing, RateLimitClock clock,
+			Duration syncInterval, Predicate<RateLimit> exact, int maxShares, ThrottledLog failureLog,
+			Consumer<String> warn) {
+		if (syncInterval.isNegative() || syncInterval.isZero()) {
+			throw new IllegalArgumentException("syncInterval must be positive: " + syncInterval);
+		}
+		if (maxShares < 0) {
+			throw new IllegalArgumentException("maxShares must not be negative: " + maxShares);
+		}
+		this.shared = shared;
+		this.leasing = leasing;
+		this.clock = clock;
+		this.intervalMicros = Math.max(1, TimeUnit.NANOSECONDS.toMicros(syncInterval.toNanos()));
+		this.exact = exact;
+		this.maxShares = maxShares;
+		this.failureLog = failureLog;
+		this.warn = warn;
+	}
+
+	/**
+	 * Starts syncing every interval on a daemon thread of its own, until {@link #close()}.
+	 * Each sync waits for the replies of the one before.
+	 */
+	public synchronized void start() {
+		if (this.scheduler != null) {
+			return;
+		}
+		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "ratelimit-share-sync");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.scheduler.scheduleWithFixedDelay(this::syncAndWait, this.intervalMicros, this.intervalMicros,
+				TimeUnit.MICROSECONDS);
+	}
+
+	private void syncAndWait() {
+		try {
+			sync().get(Math.max(CLOSE_TIMEOUT_MILLIS, 20 * this.intervalMicros / 1000), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (TimeoutException | RuntimeException | java.util.concurrent.ExecutionException ex) {
+			this.failureLog.log("Rate limit share sync failed: " + ex, this.warn);
+		}
+	}
+
+	/**
+	 * Stops syncing and gives every share back to the shared store, waiting a short time
+	 * for it to answer: units this instance held are not lost to the others when it stops.
+	 */
+	@Override
+	public void close() {
+		ScheduledExecutorService running;
+		synchronized (this) {
+			running = this.scheduler;
+			this.scheduler = null;
+		}
+		if (running != null) {
+			running.shutdownNow();
+		}
+		List<CompletableFuture<?>> calls = new ArrayList<>();
+		for (Map<String, Share> byIdentity : this.shares.values()) {
+			for (Share share : byIdentity.values()) {
+				long units;
+				long grantedAt;
+				synchronized (share) {
+					units = share.takeAll(this.clock.nowMicros());
+					grantedAt = share.grantedAt;
+					share.removed = true;
+				}
+				giveBack(share, units, grantedAt, calls);
+			}
+		}
+		this.shares.clear();
+		this.shareCount.set(0);
+		try {
+			CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+				.get(CLOSE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (Exception ex) {
+			this.failureLog.log("Rate limit shares were not all given back: " + ex, this.warn);
+		}
+	}
+
+	@Override
+	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+		Share[] owned = shares(acquisitions, maxDelayMicros);
+		if (owned == null) {
+			return this.shared.tryAcquire(acquisitions, maxDelayMicros);
+		}
+		long now = this.clock.nowMicros();
+		RateLimitResult local = decideLocally(acquisitions, owned, now);
+		if (local != null) {
+			return local;
+		}
+		List<Lease> leases = leases(acquisitions, owned);
+		return granted(acquisitions, owned, leases, this.leasing.lease(leases), now);
+	}
+
+	@Override
+	public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
+		Share[] owned;
+		long now;
+		RateLimitResult local;
+		List<Lease> leases;
+		try {
+			owned = shares(acquisitions, maxDelayMicros);
+			if (owned == null) {
+				return this.shared.tryAcquireAsync(acquisitions, maxDelayMicros);
+			}
+			now = this.clock.nowMicros();
+			local = decideLocally(acquisitions, owned, now);
+			leases = (local != null) ? null : leases(acquisitions, owned);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (local != null) {
+			return CompletableFuture.completedFuture(local);
+		}
+		return this.leasing.leaseAsync(leases).thenApply((leased) -> granted(acquisitions, owned, leases, leased, now));
+	}
+
+	/**
+	 * Decides one acquisition like the list call; a bucket whose share covers it is decided
+	 * without allocating.
+	 */
+	@Override
+	public boolean tryAcquire(RateLimit limit, String identity, long cost, long maxDelayMicros,
+			MutableDecision into) {
+		if (maxDelayMicros == 0 && eligible(limit)) {
+			Map<String, Share> byIdentity = this.shares.get(limit.name());
+			Share share = (byIdentity != null) ? byIdentity.get(identity) : null;
+			if (share != null) {
+				long now = this.clock.nowMicros();
+				synchronized (share) {
+					if (!share.removed && share.take(limit, cost, now)) {
+						into.set(limit, true, share.remaining(), share.resetMicros(now), 0, 0)
+							.inWindow(share.windowMicros)
+							.decidedAt(now, this.shared.name());
+						return true;
+					}
+				}
+			}
+		}
+		return RateLimitStore.super.tryAcquire(limit, identity, cost, maxDelayMicros, into);
+	}
+
+	/**
+	 * Gives back to this instance's share what was taken from it or, for a bucket without
+	 * a share here (or a share whose window has ended), to the shared store.
+	 */
+	@Override
+	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+		List<Acquisition> elsewhere = refundLocally(acquisitions);
+		if (!elsewhere.isEmpty()) {
+			this.shared.refund(elsewhere, decided);
+		}
+	}
+
+	@Override
+	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
+		List<Acquisition> elsewhere;
+		try {
+			elsewhere = refundLocally(acquisitions);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return elsewhere.isEmpty() ? CompletableFuture.completedFuture(null)
+				: this.shared.refundAsync(elsewhere, decided);
+	}
+
+	private List<Acquisition> refundLocally(List<Acquisition> acquisitions) {
+		if (!allEligible(acquisitions)) {
+			return acquisitions;
+		}
+		List<Acquisition> elsewhere = List.of();
+		long now = this.clock.nowMicros();
+		for (Acquisition acquisition : acquisitions) {
+			Share share = existing(acquisition.limit(), acquisition.identity());
+			boolean kept = false;
+			if (share != null) {
+				synchronized (share) {
+					kept = share.giveBack(acquisition.cost(), now);
+				}
+			}
+			if (!kept) {
+				if (elsewhere.isEmpty()) {
+					elsewhere = new ArrayList<>(acquisitions.size());
+				}
+				elsewhere.add(acquisition);
+			}
+		}
+		return elsewhere;
+	}
+
+	@Override
+	public String name() {
+		return this.shared.name();
+	}
+
+	/** The shared store's status, with the shares held here among the local buckets. */
+	@Override
+	public StoreStatus status() {
+		StoreStatus status = this.shared.status();
+		List<StoreStatus.LocalBuckets> buckets = new ArrayList<>(status.buckets());
+		buckets.add(new StoreStatus.LocalBuckets("local-first shares", this.shareCount.get(), this.maxShares));
+		return new StoreStatus(status.name(), status.deciding(), status.circuitBreaker(), buckets);
+	}
+
+	/** Reads the shared store's bucket: what this and every other instance have not taken. */
+	@Override
+	public BucketSnapshot inspect(RateLimit limit, String identity) {
+		return this.shared.inspect(limit, identity);
+	}
+
+	/** Forgets this instance's share of the bucket and the shared store's state of it. */
+	@Override
+	public boolean reset(RateLimit limit, String identity) {
+		Map<String, Share> byIdentity = this.shares.get(limit.name());
+		Share share = (byIdentity != null) ? byIdentity.remove(identity) : null;
+		if (share != null) {
+			synchronized (share) {
+				share.removed = true;
+			}
+			this.shareCount.decrementAndGet();
+		}
+		return this.shared.reset(limit, identity);
+	}
+
+	@Override
+	public void resetAll() {
+		for (Map<String, Share> byIdentity : this.shares.values()) {
+			for (Share share : byIdentity.values()) {
+				synchronized (share) {
+					share.removed = true;
+				}
+			}
+		}
+		this.shares.clear();
+		this.shareCount.set(0);
+		this.shared.resetAll();
+	}
+
+	/**
+	 * Settles every share with the shared store, all calls sent at once: a share that had
+	 * demand in the last interval takes units up to about two intervals of it, or gives
+	 * back what exceeds that; an idle share gives everything back, and is forgotten after a
+	 * second idle interval.
+	 * @return completes when every call has been answered (failures are logged, and leave
+	 * the share as it was)
+	 */
+	public CompletableFuture<Void> sync() {
+		long now = this.clock.nowMicros();
+		List<CompletableFuture<?>> calls = new ArrayList<>();
+		for (Map<String, Share> byIdentity : this.shares.values()) {
+			for (Share share : byIdentity.values()) {
+				long giveBack;
+				long want;
+				long grantedAt;
+				boolean forget;
+				synchronized (share) {
+					if (share.removed) {
+						continue;
+					}
+					share.settle(now);
+					giveBack = share.giveBack;
+					want = share.want;
+					grantedAt = share.grantedAt;
+					forget = share.idleSyncs >= 2 && share.lease == 0 && !share.refreshing;
+					if (forget) {
+						share.removed = true;
+					}
+				}
+				if (forget && byIdentity.remove(share.identity, share)) {
+					this.shareCount.decrementAndGet();
+				}
+				giveBack(share, giveBack, grantedAt, calls);
+				if (want > 0) {
+					calls.add(refresh(share, want, now));
+				}
+			}
+		}
+		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new));
+	}
+
+	private CompletableFuture<?> refresh(Share share, long want, long now) {
+		CompletionStage<LeaseResult> call;
+		try {
+			call = this.leasing.leaseAsync(List.of(new Lease(share.limit, share.identity, 0, want)));
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		return call.handle((leased, failure) -> {
+			synchronized (share) {
+				share.refreshing = false;
+				if (failure == null) {
+					share.granted(leased.result().decisions().get(0), leased.extra()[0], want,
+							leased.result().timestampMicros(), now, this.intervalMicros);
+				}
+			}
+			if (failure != null) {
+				this.failureLog.log("Rate limit share sync failed: " + failure, this.warn);
+			}
+			return null;
+		}).toCompletableFuture();
+	}
+
+	private void giveBack(Share share, long units, long grantedAt, List<CompletableFuture<?>> calls) {
+		if (units <= 0) {
+			return;
+		}
+		RateLimitResult leasedAt = new RateLimitResult(List.of(), grantedAt, this.shared.name());
+		RateLimit limit = share.limit;
+		CompletionStage<Void> call;
+		try {
+			call = this.shared.refundAsync(
+					List.of(new Acquisition(limit, share.identity, Math.min(units, limit.capacity()))), leasedAt);
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		calls.add(call.exceptionally((failure) -> {
+			// the units stay taken until the bucket refills or its window ends
+			this.failureLog.log("Rate limit share could not be given back: " + failure, this.warn);
+			return null;
+		}).toCompletableFuture());
+	}
+
+	/** The shares of the acquisitions, created where missing; null when any is decided exactly. */
+	private Share[] shares(List<Acquisition> acquisitions, long maxDelayMicros) {
+		if (maxDelayMicros != 0 || acquisitions.isEmpty() || !allEligible(acquisitions)) {
+			return null;
+		}
+		RateLimitStore.requireDistinct(acquisitions);
+		Share[] owned = new Share[acquisitions.size()];
+		for (int i = 0; i < owned.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			Map<String, Share> byIdentity = this.shares.computeIfAbsent(acquisition.limit().name(),
+					(name) -> new ConcurrentHashMap<>());
+			Share share = byIdentity.get(acquisition.identity());
+			if (share == null) {
+				if (this.shareCount.get() >= this.maxShares) {
+					return null;
+				}
+				Share created = new Share(acquisition.limit(), acquisition.identity());
+				share = byIdentity.putIfAbsent(acquisition.identity(), created);
+				if (share == null) {
+					this.shareCount.incrementAndGet();
+					share = created;
+				}
+			}
+			owned[i] = share;
+		}
+		return owned;
+	}
+
+	private Share existing(RateLimit limit, String identity) {
+		Map<String, Share> byIdentity = this.shares.get(limit.name());
+		return (byIdentity != null) ? byIdentity.get(identity) : null;
+	}
+
+	private boolean allEligible(List<Acquisition> acquisitions) {
+		for (Acquisition acquisition : acquisitions) {
+			if (!eligible(acquisition.limit())) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private boolean eligible(RateLimit limit) {
+		return !limit.shadow() && AlgorithmSpec.of(limit.algorithm()).leasable() && !this.exact.test(limit);
+	}
+
+	/**
+	 * Decides from the shares alone: admitted when every share covers its cost, rejected
+	 * when one that does not is waiting for the next sync; null when the shared store must
+	 * be asked.
+	 */
+	private RateLimitResult decideLocally(List<Acquisition> acquisitions, Share[] owned, long now) {
+		int taken = 0;
+		for (; taken < owned.length; taken++) {
+			Acquisition acquisition = acquisitions.get(taken);
+			boolean took;
+			synchronized (owned[taken]) {
+				took = !owned[taken].removed && owned[taken].take(acquisition.limit(), acquisition.cost(), now);
+			}
+			if (!took) {
+				break;
+			}
+		}
+		if (taken == owned.length) {
+			List<RateLimitDecision> decisions = new ArrayList<>(owned.length);
+			for (int i = 0; i < owned.length; i++) {
+				synchronized (owned[i]) {
+					decisions.add(new RateLimitDecision(acquisitions.get(i).limit(), true, owned[i].remaining(),
+							owned[i].resetMicros(now), 0, 0, owned[i].windowMicros));
+				}
+			}
+			return new RateLimitResult(decisions, now, this.shared.name());
+		}
+		for (int i = 0; i < taken; i++) {
+			synchronized (owned[i]) {
+				owned[i].untake(acquisitions.get(i).cost());
+			}
+		}
+		// the shares that cannot cover their cost: rejected here while one waits for the next sync
+		boolean waiting = false;
+		List<RateLimitDecision> decisions = new ArrayList<>(owned.length);
+		for (int i = 0; i < owned.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			synchronized (owned[i]) {
+				Share share = owned[i];
+				boolean covered = i < taken || (share.lease >= acquisition.cost() && share.leaseExpiresAt > now);
+				if (!covered && share.blockedUntil > now) {
+					waiting = true;
+					share.rejected += acquisition.cost();
+					decisions.add(new RateLimitDecision(acquisition.limit(), false, share.remaining(),
+							share.resetMicros(now), Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0,
+							share.windowMicros));
+				}
+				else {
+					decisions.add(new RateLimitDecision(acquisition.limit(), true, share.remaining(),
+							share.resetMicros(now), 0, 0, share.windowMicros));
+				}
+			}
+		}
+		return waiting ? new RateLimitResult(decisions, now, this.shared.name()) : null;
+	}
+
+	private List<Lease> leases(List<Acquisition> acquisitions, Share[] owned) {
+		List<Lease> leases = new ArrayList<>(owned.length);
+		for (int i = 0; i < owned.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			long extra;
+			synchronized (owned[i]) {
+				extra = owned[i].extraWanted(acquisition.limit(), acquisition.cost());
+			}
+			leases.add(new Lease(acquisition.limit(), acquisition.identity(), acquisition.cost(), extra));
+		}
+		return leases;
+	}
+
+	/** Records what the shared store decided and granted into the shares. */
+	private RateLimitResult granted(List<Acquisition> acquisitions, Share[] owned, List<Lease> leases,
+			LeaseResult leased, long now) {
+		RateLimitResult result = leased.result();
+		boolean allowed = result.allowed();
+		for (int i = 0; i < owned.length; i++) {
+			RateLimitDecision decision = result.decisions().get(i);
+			long cost = acquisitions.get(i).cost();
+			synchronized (owned[i]) {
+				Share share = owned[i];
+				if (allowed) {
+					share.used += cost;
+					share.granted(decision, leased.extra()[i], leases.get(i).extra(), result.timestampMicros(), now,
+							this.intervalMicros);
+				}
+				else if (decision.rejects()) {
+					share.rejected += cost;
+					share.rejectedBy(decision, now, this.intervalMicros);
+				}
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * This instance's share of one bucket. Guarded by its own monitor.
+	 */
+	static final class Share {
+
+		final String identity;
+
+		/** The limit as last asked for (a plan may have changed its capacity). */
+		volatile RateLimit limit;
+
+		/** Units taken from the shared bucket and not yet spent here. */
+		long lease;
+
+		/** Local time at which the lease lapses: when the window it was counted in ends. */
+		long leaseExpiresAt = Long.MAX_VALUE;
+
+		/** The shared store's time at which the window of the lease ends; MAX_VALUE for a bucket. */
+		long windowEnd = Long.MAX_VALUE;
+
+		/** The shared store's time of the last grant: the window units are given back to. */
+		long grantedAt;
+
+		/** Units spent here, and units asked for but rejected here, since the last sync. */
+		long used;
+
+		long rejected;
+
+		/** Units asked for in the interval before the last sync. */
+		long lastDemand;
+
+		/** What the shared bucket had left after the last grant, for other instances too. */
+		long sharedRemaining;
+
+		long resetAt;
+
+		long windowMicros;
+
+		/** Until when an empty share rejects here rather than ask the shared store. */
+		long blockedUntil;
+
+		/** When the shared store said more units come. */
+		long retryAt;
+
+		int idleSyncs;
+
+		boolean refreshing;
+
+		boolean removed;
+
+		/** What the last {@link #settle} decided: units to give back, and to ask for. */
+		long giveBack;
+
+		long want;
+
+		Share(RateLimit limit, String identity) {
+			this.limit = limit;
+			this.identity = identity;
+			this.windowMicros = limit.quotaWindowMicros();
+			this.sharedRemaining = limit.capacity();
+		}
+
+		boolean take(RateLimit asked, long cost, long now) {
+			this.limit = asked;
+			if (this.leaseExpiresAt <= now) {
+				this.lease = 0;
+			}
+			if (this.lease < cost) {
+				return false;
+			}
+			this.lease -= cost;
+			this.used += cost;
+			return true;
+		}
+
+		void untake(long cost) {
+			this.lease += cost;
+			this.used -= cost;
+		}
+
+		/** Takes back a refunded acquisition, unless its window has ended or the share is gone. */
+		boolean giveBack(long cost, long now) {
+			if (this.removed || this.leaseExpiresAt <= now) {
+				return false;
+			}
+			this.lease = Math.min(this.limit.capacity(), this.lease + cost);
+			return true;
+		}
+
+		long takeAll(long now) {
+			long units = (this.leaseExpiresAt > now) ? this.lease : 0;
+			this.lease = 0;
+			return units;
+		}
+
+		/** Units to ask for beyond a request's cost when the share cannot cover it. */
+		long extraWanted(RateLimit asked, long cost) {
+			long demand = Math.max(this.lastDemand, this.used + this.rejected + cost);
+			long target = Math.min(asked.capacity(), INTERVALS_AHEAD * demand);
+			return Math.max(0, target - cost - Math.max(0, this.lease));
+		}
+
+		long remaining() {
+			return Math.min(this.limit.capacity(), this.lease + this.sharedRemaining);
+		}
+
+		long resetMicros(long now) {
+			return Math.max(0, this.resetAt - now);
+		}
+
+		/** Decides what this sync gives back or asks for, and starts counting anew. */
+		void settle(long now) {
+			this.giveBack = 0;
+			this.want = 0;
+			if (this.leaseExpiresAt <= now) {
+				this.lease = 0;
+				this.leaseExpiresAt = Long.MAX_VALUE;
+			}
+			if (this.refreshing) {
+				return;
+			}
+			long demand = this.used + this.rejected;
+			this.lastDemand = demand;
+			this.used = 0;
+			this.rejected = 0;
+			if (demand == 0) {
+				this.idleSyncs++;
+				this.giveBack = this.lease;
+				this.lease = 0;
+				return;
+			}
+			this.idleSyncs = 0;
+			long target = Math.min(this.limit.capacity(), INTERVALS_AHEAD * demand);
+			if (this.lease > target) {
+				this.giveBack = this.lease - target;
+				this.lease = target;
+			}
+			else if (this.lease < target) {
+				this.want = target - this.lease;
+				this.refreshing = true;
+			}
+		}
+
+		/**
+		 * Adds what the shared store granted: {@code extra} units leased at {@code
+		 * storeTime}, of {@code wanted} asked for (0: whatever it could).
+		 */
+		void granted(RateLimitDecision decision, long extra, long wanted, long storeTime, long now,
+				long intervalMicros) {
+			long expires = AlgorithmSpec.of(this.limit.algorithm())
+				.leaseExpiresAtMicros(this.limit, storeTime, decision.resetMicros());
+			if (expires != this.windowEnd) {
+				// another window: what was left of the last one no longer counts there
+				this.lease = 0;
+				this.windowEnd = expires;
+			}
+			this.leaseExpiresAt = (expires == Long.MAX_VALUE) ? Long.MAX_VALUE : now + Math.max(0, expires - storeTime);
+			this.lease = Math.min(this.limit.capacity(), this.lease + extra);
+			this.grantedAt = storeTime;
+			this.sharedRemaining = decision.remaining();
+			this.resetAt = now + decision.resetMicros();
+			this.windowMicros = decision.windowMicros();
+			if (wanted > 0 && extra < wanted) {
+				// the bucket is short: spend what came, then wait for the next sync
+				this.blockedUntil = now + intervalMicros;
+				this.retryAt = now + Math.max(decision.resetMicros(), intervalMicros);
+			}
+			else {
+				this.blockedUntil = 0;
+			}
+		}
+
+		/** The shared store rejected: ask it again at the next sync at the earliest. */
+		void rejectedBy(RateLimitDecision decision, long now, long intervalMicros) {
+			this.sharedRemaining = decision.remaining();
+			this.resetAt = now + decision.resetMicros();
+			this.windowMicros = decision.windowMicros();
+			this.retryAt = now + decision.retryAfterMicros();
+			this.blockedUntil = now + Math.min(decision.retryAfterMicros(), intervalMicros);
+		}
+
+	}
+
+}

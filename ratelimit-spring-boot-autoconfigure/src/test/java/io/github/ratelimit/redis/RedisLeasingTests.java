@@ -1,0 +1,27 @@
+package io.github.ratelimit.redis;
+
+import org.junit.jupiter.api.BeforeAll;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.ratelimit.core.LeasingStoreContractTest;
+import io.github.ratelimit.core.MutableClock;
+import io.github.ratelimit.core.RateLimitStore;
+
+/** The lease contract on a real Redis server: costs and extras in one script call. */
+class RedisLeasingTests extends LeasingStoreContractTest {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisTestServer.shared().connectionFactory();
+	}
+
+	@Override
+	protected RateLimitStore createStore(MutableClock clock) {
+		RedisTestServer.shared().flushAll();
+		return new RedisRateLimitStore(connectionFactory, "lease:", clock);
+	}
+
+}
