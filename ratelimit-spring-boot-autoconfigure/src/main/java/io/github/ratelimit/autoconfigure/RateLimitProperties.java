@@ -321,6 +321,45 @@ public class RateLimitProperties {
 		 */
 		private Duration probeInterval = Duration.ofSeconds(5);
 
+		/**
+		 * How Redis decides: exact asks it on every request; local-first decides on each instance against shares leased from Redis and settles them every sync interval.
+		 */
+		private Mode mode = Mode.EXACT;
+
+		/**
+		 * Time between two settlements of an instance's shares with Redis, in local-first mode.
+		 */
+		private Duration syncInterval = Duration.ofMillis(10);
+
+		/**
+		 * Names of limits that Redis decides on every request even in local-first mode.
+		 */
+		private List<String> exactLimits = new ArrayList<>();
+
+		public Mode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(Mode mode) {
+			this.mode = mode;
+		}
+
+		public Duration getSyncInterval() {
+			return this.syncInterval;
+		}
+
+		public void setSyncInterval(Duration syncInterval) {
+			this.syncInterval = syncInterval;
+		}
+
+		public List<String> getExactLimits() {
+			return this.exactLimits;
+		}
+
+		public void setExactLimits(List<String> exactLimits) {
+			this.exactLimits = exactLimits;
+		}
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
@@ -351,6 +390,23 @@ public class RateLimitProperties {
 
 		public void setProbeInterval(Duration probeInterval) {
 			this.probeInterval = probeInterval;
+		}
+
+		/**
+		 * How the Redis store decides.
+		 */
+		public enum Mode {
+
+			/**
+			 * Every request is decided by Redis, in one round trip.
+			 */
+			EXACT,
+
+			/**
+			 * Requests are decided on the instance against shares leased from Redis.
+			 */
+			LOCAL_FIRST
+
 		}
 
 	}

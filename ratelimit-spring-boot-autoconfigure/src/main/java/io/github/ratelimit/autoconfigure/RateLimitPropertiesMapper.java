@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +22,10 @@ import io.github.ratelimit.pipeline.IpRange;
  * since this class runs in applications without it.
  */
 final class RateLimitPropertiesMapper {
+
+	private static final Duration MIN_SYNC_INTERVAL = Duration.ofMillis(1);
+
+	private static final Duration MAX_SYNC_INTERVAL = Duration.ofSeconds(1);
 
 	/** An RFC 9110 field name: a token. */
 	private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
@@ -118,6 +123,24 @@ final class RateLimitPropertiesMapper {
 				|| redis.getProbeInterval().isZero()) {
 			throw new RateLimitConfigurationException("ratelimit.redis.probe-interval",
 					"must be positive: " + redis.getProbeInterval(), "Use a duration such as 5s");
+		}
+		Duration sync = redis.getSyncInterval();
+		if (sync == null || sync.compareTo(MIN_SYNC_INTERVAL) < 0 || sync.compareTo(MAX_SYNC_INTERVAL) > 0) {
+			throw new RateLimitConfigurationException("ratelimit.redis.sync-interval",
+					"must be between 1ms and 1s: " + sync,
+					"Use a short duration such as 10ms: shares hold about two intervals of demand, which other "
+							+ "instances cannot use meanwhile");
+		}
+		if (redis.getMode() == null) {
+			throw new RateLimitConfigurationException("ratelimit.redis.mode", "must be set",
+					"Use exact or local-first");
+		}
+		for (String name : redis.getExactLimits()) {
+			if (name == null || name.isBlank()) {
+				throw new RateLimitConfigurationException("ratelimit.redis.exact-limits",
+						"must not contain a blank name: " + redis.getExactLimits(),
+						"List the names of limits to decide exactly, such as login-username");
+			}
 		}
 		tenantPattern(properties);
 		clientIpResolver(properties);

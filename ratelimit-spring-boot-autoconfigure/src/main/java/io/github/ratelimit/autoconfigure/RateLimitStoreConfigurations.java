@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.Set;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -15,6 +17,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.CircuitBreaker;
 import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.LocalFirstRateLimitStore;
 import io.github.ratelimit.core.ObservedRateLimitStore;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitObserver;
@@ -69,9 +72,19 @@ final class RateLimitStoreConfigurations {
 			CircuitBreaker breaker = new CircuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval().toNanos());
 			ThrottledLog failureLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
 			ThrottledLog recoveryLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
+			RateLimitStore deciding = primary;
+			if (redis.getMode() == RateLimitProperties.Redis.Mode.LOCAL_FIRST) {
+				Set<String> exact = Set.copyOf(redis.getExactLimits());
+				LocalFirstRateLimitStore localFirst = new LocalFirstRateLimitStore(primary, primary, rateLimitClock,
+						redis.getSyncInterval(), (limit) -> exact.contains(limit.name()),
+						(int) Math.min(Integer.MAX_VALUE, properties.getMemory().getMaximumKeys()),
+						new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime), logger::warn);
+				localFirst.start();
+				deciding = localFirst;
+			}
 			RateLimitObserver observer = RateLimitObservers.of(observers);
 			RateLimitStore observed = (observer != RateLimitObserver.NONE)
-					? new ObservedRateLimitStore(primary, observer) : primary;
+					? new ObservedRateLimitStore(deciding, observer) : deciding;
 			return new FailoverRateLimitStore(observed, fallback, properties.getFallbackFactor(), breaker, failureLog,
 					recoveryLog, logger::warn, logger::info);
 		}

@@ -23,7 +23,7 @@ import io.github.ratelimit.RateLimitUnavailableException;
  * to it automatically once it recovers. Failures and recoveries are logged at most once
  * per interval.
  */
-public final class FailoverRateLimitStore implements RateLimitStore {
+public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final RateLimitStore primary;
 
@@ -225,12 +225,13 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Which store decides now, the breaker's state, and the buckets the local fallback
-	 * keeps (reported under {@code fallback}).
+	 * Which store decides now, the breaker's state, what the remote store keeps on this
+	 * instance (a local-first store's shares), and the buckets the local fallback keeps
+	 * (reported under {@code fallback}).
 	 */
 	@Override
 	public StoreStatus status() {
-		List<StoreStatus.LocalBuckets> buckets = new ArrayList<>();
+		List<StoreStatus.LocalBuckets> buckets = new ArrayList<>(this.primary.status().buckets());
 		for (StoreStatus.LocalBuckets kept : this.fallback.status().buckets()) {
 			buckets.add(new StoreStatus.LocalBuckets(RateLimitResult.FALLBACK, kept.count(), kept.maximum()));
 		}
@@ -291,6 +292,25 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 		}
 		else {
 			this.failureLog.log(message, this.warn);
+		}
+	}
+
+	/**
+	 * Closes the wrapped store when it holds resources of its own, such as the sync thread
+	 * and the shares of a {@link LocalFirstRateLimitStore}.
+	 */
+	@Override
+	public void close() {
+		if (this.primary instanceof AutoCloseable closeable) {
+			try {
+				closeable.close();
+			}
+			catch (RuntimeException ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not close the rate limit store: " + ex, ex);
+			}
 		}
 	}
 

@@ -62,8 +62,8 @@ public interface LeasingStore {
 				Lease lease = leases.get(i);
 				RateLimitDecision decision = (lease.cost() > 0) ? paid.decisions().get(next++) : null;
 				boolean admitted = paid == null || paid.allowed();
-				long left = (decision != null) ? decision.remaining()
-						: store.inspect(lease.limit(), lease.identity()).remaining();
+				BucketSnapshot snapshot = (decision != null) ? null : store.inspect(lease.limit(), lease.identity());
+				long left = (decision != null) ? decision.remaining() : snapshot.remaining();
 				long wanted = Math.min(lease.extra(), left);
 				if (admitted && wanted > 0) {
 					RateLimitResult more = store
@@ -76,7 +76,7 @@ public interface LeasingStore {
 					}
 				}
 				if (decision == null) {
-					decision = new RateLimitDecision(lease.limit(), true, left, 0, 0, 0);
+					decision = new RateLimitDecision(lease.limit(), true, left, snapshot.resetMicros(), 0, 0);
 				}
 				decisions.add(decision);
 			}

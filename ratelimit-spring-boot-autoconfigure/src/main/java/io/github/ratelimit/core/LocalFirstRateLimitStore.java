@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -48,6 +49,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	static final int INTERVALS_AHEAD = 2;
 
 	private static final long CLOSE_TIMEOUT_MILLIS = 2_000;
+
+	/** Refills a request waits for at most before it asks the shared store itself. */
+	private static final int MAX_REFILL_WAITS = 2;
 
 	private final RateLimitStore shared;
 
@@ -178,37 +182,119 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		if (owned == null) {
 			return this.shared.tryAcquire(acquisitions, maxDelayMicros);
 		}
-		long now = this.clock.nowMicros();
-		RateLimitResult local = decideLocally(acquisitions, owned, now);
+		boolean[] took = new boolean[owned.length];
+		RateLimitResult local = decideLocally(acquisitions, owned, took, this.clock.nowMicros());
 		if (local != null) {
 			return local;
 		}
-		List<Lease> leases = leases(acquisitions, owned);
-		return granted(acquisitions, owned, leases, this.leasing.lease(leases), now);
+		try {
+			return ask(acquisitions, owned, took, 0).toCompletableFuture().join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
 	}
 
 	@Override
 	public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
 		Share[] owned;
-		long now;
+		boolean[] took;
 		RateLimitResult local;
-		List<Lease> leases;
 		try {
 			owned = shares(acquisitions, maxDelayMicros);
 			if (owned == null) {
 				return this.shared.tryAcquireAsync(acquisitions, maxDelayMicros);
 			}
-			now = this.clock.nowMicros();
-			local = decideLocally(acquisitions, owned, now);
-			leases = (local != null) ? null : leases(acquisitions, owned);
+			took = new boolean[owned.length];
+			local = decideLocally(acquisitions, owned, took, this.clock.nowMicros());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (local != null) {
-			return CompletableFuture.completedFuture(local);
+		return (local != null) ? CompletableFuture.completedFuture(local) : ask(acquisitions, owned, took, 0);
+	}
+
+	/**
+	 * Asks the shared store for what the shares could not cover, unless a sync is refilling
+	 * one of those shares: then waits for that refill and decides again (a share is never
+	 * refilled by a sync and a request at once, so neither takes the units the other came
+	 * for). The costs marked in {@code took} are taken from their shares.
+	 */
+	private CompletionStage<RateLimitResult> ask(List<Acquisition> acquisitions, Share[] owned, boolean[] took,
+			int waits) {
+		CompletableFuture<?> refill;
+		List<Lease> leases;
+		long now;
+		try {
+			refill = claim(owned, took, waits < MAX_REFILL_WAITS);
+			if (refill != null) {
+				untake(acquisitions, owned, took);
+				return refill.handle((ignored, failure) -> null).thenCompose((ignored) -> {
+					long later = this.clock.nowMicros();
+					RateLimitResult local = decideLocally(acquisitions, owned, took, later);
+					return (local != null) ? CompletableFuture.completedFuture(local)
+							: ask(acquisitions, owned, took, waits + 1);
+				});
+			}
+			now = this.clock.nowMicros();
+			leases = leases(acquisitions, owned, took);
 		}
-		return this.leasing.leaseAsync(leases).thenApply((leased) -> granted(acquisitions, owned, leases, leased, now));
+		catch (RuntimeException ex) {
+			release(owned);
+			untake(acquisitions, owned, took);
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletionStage<LeaseResult> leased;
+		try {
+			leased = this.leasing.leaseAsync(leases);
+		}
+		catch (RuntimeException ex) {
+			leased = CompletableFuture.failedFuture(ex);
+		}
+		return leased.whenComplete((result, failure) -> {
+			if (failure != null) {
+				release(owned);
+				untake(acquisitions, owned, took);
+			}
+		}).thenApply((result) -> granted(acquisitions, owned, took, leases, result, now));
+	}
+
+	/**
+	 * Marks the shares as asked by this request, so that no sync refills them meanwhile;
+	 * or, when a sync already refills one the request needs, marks nothing and returns
+	 * that refill to wait for.
+	 */
+	private static CompletableFuture<?> claim(Share[] owned, boolean[] took, boolean waitForRefill) {
+		for (int i = 0; i < owned.length; i++) {
+			synchronized (owned[i]) {
+				if (waitForRefill && !took[i] && owned[i].refreshing) {
+					CompletableFuture<?> refill = owned[i].refill;
+					for (int j = 0; j < i; j++) {
+						synchronized (owned[j]) {
+							owned[j].asking--;
+						}
+					}
+					return refill;
+				}
+				owned[i].asking++;
+			}
+		}
+		return null;
+	}
+
+	private static void release(Share[] owned) {
+		for (Share share : owned) {
+			synchronized (share) {
+				share.asking--;
+			}
+		}
 	}
 
 	/**
@@ -346,29 +432,26 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		List<CompletableFuture<?>> calls = new ArrayList<>();
 		for (Map<String, Share> byIdentity : this.shares.values()) {
 			for (Share share : byIdentity.values()) {
-				long giveBack;
-				long want;
-				long grantedAt;
 				boolean forget;
+				// the calls are issued (not awaited) under the share's lock: a request that
+				// then asks the shared store for this bucket is sent after them, on the same
+				// connection, and so finds what they gave back
 				synchronized (share) {
 					if (share.removed) {
 						continue;
 					}
 					share.settle(now);
-					giveBack = share.giveBack;
-					want = share.want;
-					grantedAt = share.grantedAt;
 					forget = share.idleSyncs >= 2 && share.lease == 0 && !share.refreshing;
 					if (forget) {
 						share.removed = true;
 					}
+					giveBack(share, share.giveBack, share.grantedAt, calls);
+					if (share.want > 0) {
+						calls.add(refresh(share, share.want, now));
+					}
 				}
 				if (forget && byIdentity.remove(share.identity, share)) {
 					this.shareCount.decrementAndGet();
-				}
-				giveBack(share, giveBack, grantedAt, calls);
-				if (want > 0) {
-					calls.add(refresh(share, want, now));
 				}
 			}
 		}
@@ -384,15 +467,24 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			call = CompletableFuture.failedFuture(ex);
 		}
 		return call.handle((leased, failure) -> {
+			CompletableFuture<Void> refilled;
 			synchronized (share) {
 				share.refreshing = false;
+				refilled = share.refill;
 				if (failure == null) {
 					share.granted(leased.result().decisions().get(0), leased.extra()[0], want,
 							leased.result().timestampMicros(), now, this.intervalMicros);
+					if (share.removed) {
+						// closed or reset meanwhile: nobody here will spend what came
+						giveBack(share, share.takeAll(now), share.grantedAt, new ArrayList<>());
+					}
 				}
 			}
 			if (failure != null) {
 				this.failureLog.log("Rate limit share sync failed: " + failure, this.warn);
+			}
+			if (refilled != null) {
+				refilled.complete(null);
 			}
 			return null;
 		}).toCompletableFuture();
@@ -467,22 +559,31 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 	/**
 	 * Decides from the shares alone: admitted when every share covers its cost, rejected
-	 * when one that does not is waiting for the next sync; null when the shared store must
-	 * be asked.
+	 * when one that does not is waiting for the next sync. Otherwise returns null, leaving
+	 * taken (and marked in {@code took}) the costs of the shares that cover theirs: the
+	 * shared store is asked only for the others.
 	 */
-	private RateLimitResult decideLocally(List<Acquisition> acquisitions, Share[] owned, long now) {
-		int taken = 0;
-		for (; taken < owned.length; taken++) {
-			Acquisition acquisition = acquisitions.get(taken);
-			boolean took;
-			synchronized (owned[taken]) {
-				took = !owned[taken].removed && owned[taken].take(acquisition.limit(), acquisition.cost(), now);
-			}
-			if (!took) {
-				break;
+	private RateLimitResult decideLocally(List<Acquisition> acquisitions, Share[] owned, boolean[] took, long now) {
+		boolean all = true;
+		boolean waiting = false;
+		// which shares rejected, as seen when they were tried: a sync may unblock them since
+		boolean[] blocked = null;
+		for (int i = 0; i < owned.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			synchronized (owned[i]) {
+				Share share = owned[i];
+				took[i] = !share.removed && share.take(acquisition.limit(), acquisition.cost(), now);
+				if (!took[i]) {
+					all = false;
+					if (share.blockedUntil > now) {
+						waiting = true;
+						blocked = (blocked != null) ? blocked : new boolean[owned.length];
+						blocked[i] = true;
+					}
+				}
 			}
 		}
-		if (taken == owned.length) {
+		if (all) {
 			List<RateLimitDecision> decisions = new ArrayList<>(owned.length);
 			for (int i = 0; i < owned.length; i++) {
 				synchronized (owned[i]) {
@@ -492,21 +593,17 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			}
 			return new RateLimitResult(decisions, now, this.shared.name());
 		}
-		for (int i = 0; i < taken; i++) {
-			synchronized (owned[i]) {
-				owned[i].untake(acquisitions.get(i).cost());
-			}
+		if (!waiting) {
+			return null;
 		}
-		// the shares that cannot cover their cost: rejected here while one waits for the next sync
-		boolean waiting = false;
+		untake(acquisitions, owned, took);
+		// an empty share waiting for the next sync rejects here, the others report what they hold
 		List<RateLimitDecision> decisions = new ArrayList<>(owned.length);
 		for (int i = 0; i < owned.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			synchronized (owned[i]) {
 				Share share = owned[i];
-				boolean covered = i < taken || (share.lease >= acquisition.cost() && share.leaseExpiresAt > now);
-				if (!covered && share.blockedUntil > now) {
-					waiting = true;
+				if (blocked[i]) {
 					share.rejected += acquisition.cost();
 					decisions.add(new RateLimitDecision(acquisition.limit(), false, share.remaining(),
 							share.resetMicros(now), Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0,
@@ -518,44 +615,77 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				}
 			}
 		}
-		return waiting ? new RateLimitResult(decisions, now, this.shared.name()) : null;
+		return new RateLimitResult(decisions, now, this.shared.name());
 	}
 
-	private List<Lease> leases(List<Acquisition> acquisitions, Share[] owned) {
+	private static void untake(List<Acquisition> acquisitions, Share[] owned, boolean[] took) {
+		for (int i = 0; i < owned.length; i++) {
+			if (took[i]) {
+				synchronized (owned[i]) {
+					owned[i].untake(acquisitions.get(i).cost());
+				}
+				took[i] = false;
+			}
+		}
+	}
+
+	/** What to ask the shared store: the costs the shares did not cover, and more units for each. */
+	private List<Lease> leases(List<Acquisition> acquisitions, Share[] owned, boolean[] took) {
 		List<Lease> leases = new ArrayList<>(owned.length);
 		for (int i = 0; i < owned.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
+			long cost = took[i] ? 0 : acquisition.cost();
 			long extra;
 			synchronized (owned[i]) {
 				extra = owned[i].extraWanted(acquisition.limit(), acquisition.cost());
 			}
-			leases.add(new Lease(acquisition.limit(), acquisition.identity(), acquisition.cost(), extra));
+			leases.add(new Lease(acquisition.limit(), acquisition.identity(), cost, extra));
 		}
 		return leases;
 	}
 
-	/** Records what the shared store decided and granted into the shares. */
-	private RateLimitResult granted(List<Acquisition> acquisitions, Share[] owned, List<Lease> leases,
-			LeaseResult leased, long now) {
+	/**
+	 * Records what the shared store decided and granted into the shares: when it rejects,
+	 * the costs taken from shares go back into them.
+	 */
+	private RateLimitResult granted(List<Acquisition> acquisitions, Share[] owned, boolean[] took,
+			List<Lease> leases, LeaseResult leased, long now) {
+		release(owned);
 		RateLimitResult result = leased.result();
 		boolean allowed = result.allowed();
+		if (!allowed) {
+			untake(acquisitions, owned, took);
+		}
+		List<RateLimitDecision> answered = new ArrayList<>(owned.length);
 		for (int i = 0; i < owned.length; i++) {
 			RateLimitDecision decision = result.decisions().get(i);
 			long cost = acquisitions.get(i).cost();
 			synchronized (owned[i]) {
 				Share share = owned[i];
 				if (allowed) {
-					share.used += cost;
+					if (!took[i]) {
+						share.used += cost;
+					}
 					share.granted(decision, leased.extra()[i], leases.get(i).extra(), result.timestampMicros(), now,
 							this.intervalMicros);
+					if (share.removed && share.lease > 0) {
+						// forgotten by a sync meanwhile: nobody here will spend what came
+						giveBack(share, share.takeAll(now), result.timestampMicros(), new ArrayList<>());
+					}
+					// what this instance now holds is still there for its client
+					answered.add(new RateLimitDecision(decision.limit(), true, share.remaining(),
+							decision.resetMicros(), 0, decision.delayMicros(), decision.windowMicros()));
 				}
-				else if (decision.rejects()) {
-					share.rejected += cost;
-					share.rejectedBy(decision, now, this.intervalMicros);
+				else {
+					if (decision.rejects()) {
+						share.rejected += cost;
+						share.rejectedBy(decision, now, this.intervalMicros);
+					}
+					answered.add(decision);
 				}
 			}
 		}
-		return result;
+		return new RateLimitResult(answered, result.timestampMicros(), result.store());
 	}
 
 	/**
@@ -605,12 +735,25 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 		boolean refreshing;
 
+		/** Completes when the sync's refill of this share has been recorded. */
+		CompletableFuture<Void> refill;
+
+		/** Requests asking the shared store for this bucket now. */
+		int asking;
+
 		boolean removed;
 
 		/** What the last {@link #settle} decided: units to give back, and to ask for. */
 		long giveBack;
 
 		long want;
+
+		@Override
+		public synchronized String toString() {
+			return "Share[" + this.identity + " lease=" + this.lease + " used=" + this.used + " rejected=" + this.rejected
+					+ " blockedUntil=" + this.blockedUntil + " retryAt=" + this.retryAt + " refreshing=" + this.refreshing
+					+ " asking=" + this.asking + " removed=" + this.removed + " idle=" + this.idleSyncs + "]";
+		}
 
 		Share(RateLimit limit, String identity) {
 			this.limit = limit;
@@ -671,11 +814,14 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		void settle(long now) {
 			this.giveBack = 0;
 			this.want = 0;
+			// this is the sync an empty share waited for: from now on it may ask again
+			this.blockedUntil = 0;
 			if (this.leaseExpiresAt <= now) {
 				this.lease = 0;
 				this.leaseExpiresAt = Long.MAX_VALUE;
 			}
-			if (this.refreshing) {
+			if (this.refreshing || this.asking > 0) {
+				// a request is asking the shared store for this bucket: settle at the next sync
 				return;
 			}
 			long demand = this.used + this.rejected;
@@ -685,20 +831,22 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			if (demand == 0) {
 				this.idleSyncs++;
 				this.giveBack = this.lease;
-				this.lease = 0;
-				return;
 			}
-			this.idleSyncs = 0;
-			long target = Math.min(this.limit.capacity(), INTERVALS_AHEAD * demand);
-			if (this.lease > target) {
-				this.giveBack = this.lease - target;
-				this.lease = target;
+			else {
+				this.idleSyncs = 0;
+				long target = Math.min(this.limit.capacity(), INTERVALS_AHEAD * demand);
+				this.giveBack = Math.max(0, this.lease - target);
+				if (this.lease < target) {
+					this.want = target - this.lease;
+					this.refreshing = true;
+					this.refill = new CompletableFuture<>();
+				}
 			}
-			else if (this.lease < target) {
-				this.want = target - this.lease;
-				this.refreshing = true;
-			}
+			this.lease -= this.giveBack;
+			// what goes back is there for every instance again
+			this.sharedRemaining = Math.min(this.limit.capacity(), this.sharedRemaining + this.giveBack);
 		}
+
 
 		/**
 		 * Adds what the shared store granted: {@code extra} units leased at {@code
@@ -720,8 +868,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			this.resetAt = now + decision.resetMicros();
 			this.windowMicros = decision.windowMicros();
 			if (wanted > 0 && extra < wanted) {
-				// the bucket is short: spend what came, then wait for the next sync
-				this.blockedUntil = now + intervalMicros;
+				// the bucket is short: spend what came, then wait for the next sync (or for
+				// the window to end, when a window's units run out)
+				this.blockedUntil = Math.min(now + intervalMicros, this.leaseExpiresAt);
 				this.retryAt = now + Math.max(decision.resetMicros(), intervalMicros);
 			}
 			else {

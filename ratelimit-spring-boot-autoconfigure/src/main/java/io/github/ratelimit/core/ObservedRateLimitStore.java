@@ -7,7 +7,7 @@ import java.util.concurrent.CompletionStage;
  * Reports every failed call to a store to an observer, then lets the failure through
  * (to the failover store that decides what to do about it).
  */
-public final class ObservedRateLimitStore implements RateLimitStore {
+public final class ObservedRateLimitStore implements RateLimitStore, AutoCloseable {
 
 	private final RateLimitStore delegate;
 
@@ -120,6 +120,25 @@ public final class ObservedRateLimitStore implements RateLimitStore {
 	@Override
 	public StoreStatus status() {
 		return this.delegate.status();
+	}
+
+	/**
+	 * Closes the wrapped store when it holds resources of its own, such as the sync thread
+	 * and the shares of a {@link LocalFirstRateLimitStore}.
+	 */
+	@Override
+	public void close() {
+		if (this.delegate instanceof AutoCloseable closeable) {
+			try {
+				closeable.close();
+			}
+			catch (RuntimeException ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not close the rate limit store: " + ex, ex);
+			}
+		}
 	}
 
 }

@@ -273,7 +273,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		Call call = leaseCall(leases);
 		List<int[]> groups = groupBySlot(call);
 		if (groups.size() != 1) {
-			return new LeaseResult(tryAcquire(acquisitions(leases), 0), new long[leases.size()]);
+			return leasedAcrossSlots(leases);
 		}
 		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
 		Invocation invocation = prepare(call, groups.get(0), now, LEASE, 0, extras(leases));
@@ -331,12 +331,27 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		return extra;
 	}
 
-	private static List<Acquisition> acquisitions(List<Lease> leases) {
+	/**
+	 * Leases spanning several Cluster slots: the costs decided exactly, slot after slot, and
+	 * nothing leased; a lease without a cost is answered as admitted, with nothing known
+	 * left.
+	 */
+	private LeaseResult leasedAcrossSlots(List<Lease> leases) {
 		List<Acquisition> acquisitions = new ArrayList<>(leases.size());
 		for (Lease lease : leases) {
-			acquisitions.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
+			if (lease.cost() > 0) {
+				acquisitions.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
+			}
 		}
-		return acquisitions;
+		RateLimitResult paid = tryAcquire(acquisitions, 0);
+		List<RateLimitDecision> decisions = new ArrayList<>(leases.size());
+		int next = 0;
+		for (Lease lease : leases) {
+			decisions.add((lease.cost() > 0) ? paid.decisions().get(next++)
+					: new RateLimitDecision(lease.limit(), true, 0, 0, 0, 0));
+		}
+		return new LeaseResult(new RateLimitResult(decisions, paid.timestampMicros(), RateLimitResult.REDIS),
+				new long[leases.size()]);
 	}
 
 	/** The decisions of a lease call, and the units it took beyond each cost. */

@@ -75,4 +75,27 @@ class RedisFrontEndBehaviourTests {
 
 	}
 
+	/**
+	 * The same behaviours with Redis in local-first mode: one instance deciding against its
+	 * shares answers every request as the exact mode does.
+	 */
+	@Nested
+	@SpringBootTest(classes = { E2eApplication.class, RedisConnection.class },
+			webEnvironment = WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.redis.timeout=5s", "ratelimit.redis.key-prefix=local-first-suite:",
+					"ratelimit.redis.mode=local-first", "spring.main.allow-bean-definition-overriding=true" })
+	@ActiveProfiles("frontend")
+	class LocalFirst extends FrontEndBehaviourTests {
+
+		@org.springframework.beans.factory.annotation.Autowired
+		RateLimitStore store;
+
+		@Override
+		void advance(Duration duration) {
+			assertThat(this.store.status().buckets()).anyMatch((buckets) -> buckets.store().equals("local-first shares"));
+			NOW.addAndGet(duration.toNanos() / 1_000);
+		}
+
+	}
+
 }
