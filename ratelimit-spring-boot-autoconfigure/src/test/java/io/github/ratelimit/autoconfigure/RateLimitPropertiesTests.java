@@ -39,6 +39,21 @@ class RateLimitPropertiesTests {
 		assertThat(properties.getMemory().getMaximumKeys()).isEqualTo(100_000);
 		assertThat(properties.getPolicies()).isEmpty();
 		assertThat(properties.getRoutes()).isEmpty();
+		assertThat(properties.getRedis().getKeyPrefix()).isEqualTo("ratelimit:");
+		assertThat(properties.getRedis().getTimeout()).isEqualTo(Duration.ofMillis(250));
+		assertThat(properties.getRedis().getMode()).isEqualTo(RateLimitProperties.Redis.Mode.EXACT);
+		assertThat(properties.getRedis().getSyncInterval()).isEqualTo(Duration.ofMillis(10));
+		assertThat(properties.getRedis().getExactLimits()).isEmpty();
+	}
+
+	@Test
+	void bindsTheLocalFirstModeWithRelaxedNames() {
+		RateLimitProperties.Redis redis = bind(Map.of("ratelimit.redis.mode", "local-first",
+				"ratelimit.redis.sync-interval", "5ms", "ratelimit.redis.exact-limits", "login-username,export"))
+			.getRedis();
+		assertThat(redis.getMode()).isEqualTo(RateLimitProperties.Redis.Mode.LOCAL_FIRST);
+		assertThat(redis.getSyncInterval()).isEqualTo(Duration.ofMillis(5));
+		assertThat(redis.getExactLimits()).containsExactly("login-username", "export");
 	}
 
 	@Test

@@ -226,6 +226,32 @@ class RateLimitStartupValidationTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "0", "500us", "2s" })
+	void failsWhenRedisSyncIntervalIsOutsideOneMillisecondToOneSecond(String interval) {
+		for (ApplicationContextRunner runner : List.of(this.contextRunner, this.redisContextRunner)) {
+			runner.withPropertyValues("ratelimit.redis.mode=local-first", "ratelimit.redis.sync-interval=" + interval)
+				.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.sync-interval",
+						"must be between 1ms and 1s", "Use a short duration such as 10ms"));
+		}
+	}
+
+	@Test
+	void failsWhenRedisExactLimitsNameABlankLimit() {
+		this.redisContextRunner
+			.withPropertyValues("ratelimit.redis.exact-limits[0]=login-username", "ratelimit.redis.exact-limits[1]= ")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.exact-limits",
+					"must not contain a blank name", "login-username"));
+	}
+
+	@Test
+	void failsWhenRedisModeIsUnknown() {
+		this.redisContextRunner.withPropertyValues("ratelimit.redis.mode=eventually")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("ratelimit.redis.mode"));
+	}
+
 	@Test
 	void failsWhenRedisKeyPrefixHasBracesAndTheRedisStoreIsBuilt() {
 		this.redisContextRunner.withPropertyValues("ratelimit.redis.key-prefix=rl}:")
