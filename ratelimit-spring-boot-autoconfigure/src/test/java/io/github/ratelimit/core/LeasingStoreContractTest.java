@@ -132,6 +132,21 @@ public abstract class LeasingStoreContractTest {
 	}
 
 	@Test
+	void eachLimitOfALeaseTakesItsOwnExtra() {
+		RateLimit bucket = RateLimit.of("lease-many-tb", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		RateLimit window = RateLimit.of("lease-many-fw", Algorithm.FIXED_WINDOW, 6, Duration.ofHours(1));
+		RateLimit counter = RateLimit.of("lease-many-swc", Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofHours(1));
+		LeaseResult leased = this.leasing.lease(List.of(new Lease(bucket, "a", 2, 3), new Lease(window, "b", 0, 9),
+				new Lease(counter, "a", 1, 1)));
+		assertThat(leased.result().allowed()).isTrue();
+		assertThat(leased.extra()).containsExactly(3, 6, 1);
+		assertThat(leased.result().decisions()).extracting(RateLimitDecision::remaining).containsExactly(5L, 0L, 2L);
+		assertThat(this.store.tryAcquire(List.of(new Acquisition(bucket, "a", 5))).allowed()).isTrue();
+		assertThat(this.store.tryAcquire(List.of(new Acquisition(window, "b", 1))).allowed()).isFalse();
+		assertThat(this.store.tryAcquire(List.of(new Acquisition(counter, "a", 2))).allowed()).isTrue();
+	}
+
+	@Test
 	void refusesLimitsWhoseUnitsCannotBeSpentLater() {
 		for (Algorithm algorithm : List.of(Algorithm.LEAKY_BUCKET, Algorithm.SLIDING_WINDOW_LOG,
 				Algorithm.CONCURRENCY)) {
