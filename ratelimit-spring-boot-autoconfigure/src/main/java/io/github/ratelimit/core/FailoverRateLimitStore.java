@@ -301,17 +301,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 	 */
 	@Override
 	public void close() {
-		if (this.primary instanceof AutoCloseable closeable) {
-			try {
-				closeable.close();
-			}
-			catch (RuntimeException ex) {
-				throw ex;
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException("Could not close the rate limit store: " + ex, ex);
-			}
-		}
+		StoreCloser.close(this.primary);
 	}
 
 }

@@ -128,17 +128,7 @@ public final class ObservedRateLimitStore implements RateLimitStore, AutoCloseab
 	 */
 	@Override
 	public void close() {
-		if (this.delegate instanceof AutoCloseable closeable) {
-			try {
-				closeable.close();
-			}
-			catch (RuntimeException ex) {
-				throw ex;
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException("Could not close the rate limit store: " + ex, ex);
-			}
-		}
+		StoreCloser.close(this.delegate);
 	}
 
 }

@@ -76,18 +76,41 @@ class LocalFirstRedisTests {
 
 	@Test
 	void instancesOverLimitNeverAdmitMoreThanTheBucketHadAndUseMostOfIt() throws Exception {
+		RateLimit limit = RateLimit.of("fleet-login", Algorithm.TOKEN_BUCKET, 200, Duration.ofSeconds(1));
+		onFleetOfFour((server, fleet) -> {
+			long start = System.currentTimeMillis();
+			long admitted = fleet.hammer(limit, Duration.ofMillis(1_500));
+			long elapsedMillis = System.currentTimeMillis() - start;
+			// Redis decides on its TIME, the clock of this machine: no more than the bucket's
+			// 200 and its refill of 200 a second over the run
+			long allowance = 200 + 200 * elapsedMillis / 1_000 + 1;
+			assertThat(admitted).isLessThanOrEqualTo(allowance);
+			assertThat(admitted).isGreaterThanOrEqualTo(allowance * 6 / 10);
+		});
+	}
+
+	@Test
+	void instancesBelowTheLimitCallRedisPerSyncNotPerRequest() throws Exception {
+		RateLimit limit = RateLimit.of("fleet-api", Algorithm.TOKEN_BUCKET, 10_000_000, Duration.ofSeconds(1));
+		onFleetOfFour((server, fleet) -> {
+			long before = scriptCalls(server);
+			long start = System.currentTimeMillis();
+			long admitted = fleet.hammer(limit, Duration.ofMillis(1_000));
+			long elapsedMillis = System.currentTimeMillis() - start;
+			long calls = scriptCalls(server) - before;
+			assertThat(admitted).isEqualTo(fleet.attempts.get());
+			// one settlement per instance and interval, and a few while the shares grow
+			assertThat(calls).isLessThanOrEqualTo(4 * (elapsedMillis / 10 + 1) * 2 + 100);
+			assertThat(calls * 10).isLessThan(admitted);
+		});
+	}
+
+	/** Runs a test against four instances syncing every 10 ms on a Redis server of its own. */
+	private static void onFleetOfFour(FleetTest test) throws Exception {
 		try (RedisTestServer server = RedisTestServer.start()) {
-			RateLimit limit = RateLimit.of("fleet-login", Algorithm.TOKEN_BUCKET, 200, Duration.ofSeconds(1));
 			Fleet fleet = new Fleet(server, 4, Duration.ofMillis(10));
 			try {
-				long start = System.currentTimeMillis();
-				long admitted = fleet.hammer(limit, Duration.ofMillis(1_500));
-				long elapsedMillis = System.currentTimeMillis() - start;
-				// Redis decides on its TIME, the clock of this machine: no more than the bucket's
-				// 200 and its refill of 200 a second over the run
-				long allowance = 200 + 200 * elapsedMillis / 1_000 + 1;
-				assertThat(admitted).isLessThanOrEqualTo(allowance);
-				assertThat(admitted).isGreaterThanOrEqualTo(allowance * 6 / 10);
+				test.run(server, fleet);
 			}
 			finally {
 				fleet.close();
@@ -95,26 +118,10 @@ class LocalFirstRedisTests {
 		}
 	}
 
-	@Test
-	void instancesBelowTheLimitCallRedisPerSyncNotPerRequest() throws Exception {
-		try (RedisTestServer server = RedisTestServer.start()) {
-			RateLimit limit = RateLimit.of("fleet-api", Algorithm.TOKEN_BUCKET, 10_000_000, Duration.ofSeconds(1));
-			Fleet fleet = new Fleet(server, 4, Duration.ofMillis(10));
-			try {
-				long before = scriptCalls(server);
-				long start = System.currentTimeMillis();
-				long admitted = fleet.hammer(limit, Duration.ofMillis(1_000));
-				long elapsedMillis = System.currentTimeMillis() - start;
-				long calls = scriptCalls(server) - before;
-				assertThat(admitted).isEqualTo(fleet.attempts.get());
-				// one settlement per instance and interval, and a few while the shares grow
-				assertThat(calls).isLessThanOrEqualTo(4 * (elapsedMillis / 10 + 1) * 2 + 100);
-				assertThat(calls * 10).isLessThan(admitted);
-			}
-			finally {
-				fleet.close();
-			}
-		}
+	private interface FleetTest {
+
+		void run(RedisTestServer server, Fleet fleet) throws Exception;
+
 	}
 
 	private static long scriptCalls(RedisTestServer server) throws Exception {
