@@ -316,6 +316,15 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 							.decidedAt(now, this.shared.name());
 						return true;
 					}
+					if (!share.removed && share.blockedUntil > now) {
+						// an empty share waiting for the next sync rejects here, as the list call does
+						share.rejected += cost;
+						into.set(limit, false, share.remaining(), share.resetMicros(now),
+								Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0)
+							.inWindow(share.windowMicros)
+							.decidedAt(now, this.shared.name());
+						return false;
+					}
 				}
 			}
 		}

@@ -137,6 +137,10 @@ class LocalFirstRateLimitStoreTests {
 			assertThat(again.allowed()).isFalse();
 			assertThat(again.decisions().get(0).retryAfterMicros()).isPositive();
 		}
+		MutableDecision inPlace = new MutableDecision();
+		assertThat(store.tryAcquire(limit, "a", 1, 0, inPlace)).isFalse();
+		assertThat(inPlace.rejects()).isTrue();
+		assertThat(inPlace.retryAfterMicros()).isPositive();
 		assertThat(this.sharedCalls.get()).isEqualTo(calls + 1);
 		this.clock.advance(SYNC);
 		store.sync().join();
