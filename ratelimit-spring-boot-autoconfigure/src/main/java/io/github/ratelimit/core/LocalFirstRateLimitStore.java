@@ -887,13 +887,19 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			}
 		}
 
-		/** The shared store rejected: ask it again at the next sync at the earliest. */
+		/**
+		 * The shared store rejected: ask it again at the next sync at the earliest, which
+		 * collects what refilled meanwhile; a window's share, when its window ends if that
+		 * comes first.
+		 */
 		void rejectedBy(RateLimitDecision decision, long now, long intervalMicros) {
 			this.sharedRemaining = decision.remaining();
 			this.resetAt = now + decision.resetMicros();
 			this.windowMicros = decision.windowMicros();
 			this.retryAt = now + decision.retryAfterMicros();
-			this.blockedUntil = now + Math.min(decision.retryAfterMicros(), intervalMicros);
+			boolean windows = AlgorithmSpec.of(this.limit.algorithm()).windowsAligned();
+			this.blockedUntil = now
+					+ (windows ? Math.min(decision.retryAfterMicros(), intervalMicros) : intervalMicros);
 		}
 
 	}
