@@ -328,7 +328,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 */
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-		List<Acquisition> elsewhere = refundLocally(acquisitions);
+		List<Acquisition> elsewhere = refundLocally(acquisitions, decided);
 		if (!elsewhere.isEmpty()) {
 			this.shared.refund(elsewhere, decided);
 		}
@@ -338,7 +338,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
 		List<Acquisition> elsewhere;
 		try {
-			elsewhere = refundLocally(acquisitions);
+			elsewhere = refundLocally(acquisitions, decided);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -347,7 +347,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				: this.shared.refundAsync(elsewhere, decided);
 	}
 
-	private List<Acquisition> refundLocally(List<Acquisition> acquisitions) {
+	private List<Acquisition> refundLocally(List<Acquisition> acquisitions, RateLimitResult decided) {
 		if (!allEligible(acquisitions)) {
 			return acquisitions;
 		}
@@ -357,8 +357,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			Share share = existing(acquisition.limit(), acquisition.identity());
 			boolean kept = false;
 			if (share != null) {
+				long windowEnd = windowEnd(acquisition.limit(), decided);
 				synchronized (share) {
-					kept = share.giveBack(acquisition.cost(), now);
+					kept = share.giveBack(acquisition.cost(), now, windowEnd);
 				}
 			}
 			if (!kept) {
@@ -369,6 +370,27 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			}
 		}
 		return elsewhere;
+	}
+
+	/**
+	 * The end of the window an admitted acquisition was counted in, as the share records
+	 * the window of its lease: {@link Long#MAX_VALUE} for a bucket, {@link Long#MIN_VALUE}
+	 * when the decision does not say.
+	 */
+	private static long windowEnd(RateLimit limit, RateLimitResult decided) {
+		long resetMicros = 0;
+		if (limit.isCalendar()) {
+			resetMicros = -1;
+			for (RateLimitDecision decision : decided.decisions()) {
+				if (decision.limit().name().equals(limit.name())) {
+					resetMicros = decision.resetMicros();
+				}
+			}
+			if (resetMicros < 0) {
+				return Long.MIN_VALUE;
+			}
+		}
+		return AlgorithmSpec.of(limit.algorithm()).leaseExpiresAtMicros(limit, decided.timestampMicros(), resetMicros);
 	}
 
 	@Override
@@ -780,9 +802,13 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			this.used -= cost;
 		}
 
-		/** Takes back a refunded acquisition, unless its window has ended or the share is gone. */
-		boolean giveBack(long cost, long now) {
-			if (this.removed || this.leaseExpiresAt <= now) {
+		/**
+		 * Takes back a refunded acquisition, unless its window has ended, the share is gone,
+		 * or the share holds units of another window than the one ({@code windowEnd}) the
+		 * acquisition was counted in: there the unit would be one that window never counted.
+		 */
+		boolean giveBack(long cost, long now, long windowEnd) {
+			if (this.removed || this.leaseExpiresAt <= now || windowEnd != this.windowEnd) {
 				return false;
 			}
 			this.lease = Math.min(this.limit.capacity(), this.lease + cost);

@@ -217,6 +217,25 @@ class LocalFirstRateLimitStoreTests {
 	}
 
 	@Test
+	void aRefundOfAnEarlierWindowDoesNotGoIntoTheShareOfTheNextOne() {
+		LocalFirstRateLimitStore store = store(Set.of(), 100);
+		RateLimit limit = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
+		List<RateLimitResult> first = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			first.add(acquire(store, limit, "a"));
+		}
+		assertThat(first).allMatch(RateLimitResult::allowed);
+		// the next window: its share takes what the shared bucket has for it
+		this.clock.advance(Duration.ofMillis(100));
+		store.sync().join();
+		int admitted = admitted(store, limit, "a", 10);
+		assertThat(admitted).isEqualTo(10);
+		// a request of the first window ends now and is refunded: its unit was counted there
+		store.refund(List.of(new Acquisition(limit, "a", 1)), first.get(9));
+		assertThat(admitted + admitted(store, limit, "a", 5)).isLessThanOrEqualTo(10);
+	}
+
+	@Test
 	void bucketsBeyondTheBoundAreDecidedByTheSharedStore() {
 		LocalFirstRateLimitStore store = store(Set.of(), 2);
 		RateLimit limit = RateLimit.of("per-user", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
