@@ -843,8 +843,8 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			// this is the sync an empty share waited for: from now on it may ask again
 			this.blockedUntil = 0;
 			if (this.leaseExpiresAt <= now) {
+				// the expiry stays: a refund of the lapsed window must not make a lease of it
 				this.lease = 0;
-				this.leaseExpiresAt = Long.MAX_VALUE;
 			}
 			if (this.refreshing || this.asking > 0) {
 				// a request is asking the shared store for this bucket: settle at the next sync

@@ -236,6 +236,25 @@ class LocalFirstRateLimitStoreTests {
 	}
 
 	@Test
+	void aRefundAfterItsWindowEndedIsNotSpentInTheNextOne() {
+		LocalFirstRateLimitStore store = store(Set.of(), 100);
+		RateLimit limit = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
+		List<RateLimitResult> first = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			first.add(acquire(store, limit, "a"));
+		}
+		assertThat(first).allMatch(RateLimitResult::allowed);
+		this.clock.advance(Duration.ofMillis(50));
+		store.sync().join();
+		// the next window, the share idle since: its lapsed lease is dropped
+		this.clock.advance(Duration.ofMillis(50));
+		store.sync().join();
+		// a request of the first window ends now and is refunded: its unit was counted there
+		store.refund(List.of(new Acquisition(limit, "a", 1)), first.get(9));
+		assertThat(admitted(store, limit, "a", 15)).isLessThanOrEqualTo(10);
+	}
+
+	@Test
 	void bucketsBeyondTheBoundAreDecidedByTheSharedStore() {
 		LocalFirstRateLimitStore store = store(Set.of(), 2);
 		RateLimit limit = RateLimit.of("per-user", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
