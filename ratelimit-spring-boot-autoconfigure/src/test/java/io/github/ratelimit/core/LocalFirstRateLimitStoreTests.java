@@ -255,6 +255,42 @@ class LocalFirstRateLimitStoreTests {
 	}
 
 	@Test
+	void aCostTakenFromALapsedWindowShareIsNotReturnedIntoTheNextWindow() {
+		RateLimit windowed = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
+		RateLimit other = RateLimit.of("other", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		java.util.concurrent.CompletableFuture<LeaseResult> pending = new java.util.concurrent.CompletableFuture<>();
+		LeasingStore slowForOther = new LeasingStore() {
+
+			@Override
+			public LeaseResult lease(List<Lease> leases) {
+				return LocalFirstRateLimitStoreTests.this.leasing.lease(leases);
+			}
+
+			@Override
+			public java.util.concurrent.CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+				boolean slow = leases.stream().anyMatch((lease) -> lease.limit().equals(other));
+				return slow ? pending : LeasingStore.super.leaseAsync(leases);
+			}
+
+		};
+		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, slowForOther, this.clock, SYNC,
+				(limit) -> false, 100, new ThrottledLog(0, System::nanoTime), this.warnings::add);
+		// the share of the window takes one unit more than the first request
+		assertThat(acquire(store, windowed, "a").allowed()).isTrue();
+		// a request of both limits spends that unit here, and waits for the other limit
+		java.util.concurrent.CompletionStage<RateLimitResult> both = store.tryAcquireAsync(
+				List.of(new Acquisition(windowed, "a", 1), new Acquisition(other, "b", 1)), 0);
+		// the next window: the share is leased units of it
+		this.clock.advance(Duration.ofMillis(100));
+		store.sync().join();
+		int admitted = admitted(store, windowed, "a", 1);
+		// the other limit's store fails: the unit taken in the first window is not spent in this one
+		pending.completeExceptionally(new IllegalStateException("shared store down"));
+		assertThat(both.toCompletableFuture()).isCompletedExceptionally();
+		assertThat(admitted + admitted(store, windowed, "a", 15)).isLessThanOrEqualTo(10);
+	}
+
+	@Test
 	void bucketsBeyondTheBoundAreDecidedByTheSharedStore() {
 		LocalFirstRateLimitStore store = store(Set.of(), 2);
 		RateLimit limit = RateLimit.of("per-user", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
