@@ -182,7 +182,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		if (owned == null) {
 			return this.shared.tryAcquire(acquisitions, maxDelayMicros);
 		}
-		boolean[] took = new boolean[owned.length];
+		long[] took = new long[owned.length];
 		RateLimitResult local = decideLocally(acquisitions, owned, took, this.clock.nowMicros());
 		if (local != null) {
 			return local;
@@ -205,14 +205,14 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	@Override
 	public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
 		Share[] owned;
-		boolean[] took;
+		long[] took;
 		RateLimitResult local;
 		try {
 			owned = shares(acquisitions, maxDelayMicros);
 			if (owned == null) {
 				return this.shared.tryAcquireAsync(acquisitions, maxDelayMicros);
 			}
-			took = new boolean[owned.length];
+			took = new long[owned.length];
 			local = decideLocally(acquisitions, owned, took, this.clock.nowMicros());
 		}
 		catch (RuntimeException ex) {
@@ -227,7 +227,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 * refilled by a sync and a request at once, so neither takes the units the other came
 	 * for). The costs marked in {@code took} are taken from their shares.
 	 */
-	private CompletionStage<RateLimitResult> ask(List<Acquisition> acquisitions, Share[] owned, boolean[] took,
+	private CompletionStage<RateLimitResult> ask(List<Acquisition> acquisitions, Share[] owned, long[] took,
 			int waits) {
 		CompletableFuture<?> refill;
 		List<Lease> leases;
@@ -271,10 +271,10 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 * or, when a sync already refills one the request needs, marks nothing and returns
 	 * that refill to wait for.
 	 */
-	private static CompletableFuture<?> claim(Share[] owned, boolean[] took, boolean waitForRefill) {
+	private static CompletableFuture<?> claim(Share[] owned, long[] took, boolean waitForRefill) {
 		for (int i = 0; i < owned.length; i++) {
 			synchronized (owned[i]) {
-				if (waitForRefill && !took[i] && owned[i].refreshing) {
+				if (waitForRefill && took[i] == 0 && owned[i].refreshing) {
 					CompletableFuture<?> refill = owned[i].refill;
 					for (int j = 0; j < i; j++) {
 						synchronized (owned[j]) {
@@ -337,7 +337,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 */
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-		List<Acquisition> elsewhere = refundLocally(acquisitions);
+		List<Acquisition> elsewhere = refundLocally(acquisitions, decided);
 		if (!elsewhere.isEmpty()) {
 			this.shared.refund(elsewhere, decided);
 		}
@@ -347,7 +347,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
 		List<Acquisition> elsewhere;
 		try {
-			elsewhere = refundLocally(acquisitions);
+			elsewhere = refundLocally(acquisitions, decided);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -356,7 +356,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				: this.shared.refundAsync(elsewhere, decided);
 	}
 
-	private List<Acquisition> refundLocally(List<Acquisition> acquisitions) {
+	private List<Acquisition> refundLocally(List<Acquisition> acquisitions, RateLimitResult decided) {
 		if (!allEligible(acquisitions)) {
 			return acquisitions;
 		}
@@ -366,8 +366,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			Share share = existing(acquisition.limit(), acquisition.identity());
 			boolean kept = false;
 			if (share != null) {
+				long windowEnd = windowEnd(acquisition.limit(), decided);
 				synchronized (share) {
-					kept = share.giveBack(acquisition.cost(), now);
+					kept = share.giveBack(acquisition.cost(), now, windowEnd);
 				}
 			}
 			if (!kept) {
@@ -378,6 +379,27 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			}
 		}
 		return elsewhere;
+	}
+
+	/**
+	 * The end of the window an admitted acquisition was counted in, as the share records
+	 * the window of its lease: {@link Long#MAX_VALUE} for a bucket, {@link Long#MIN_VALUE}
+	 * when the decision does not say.
+	 */
+	private static long windowEnd(RateLimit limit, RateLimitResult decided) {
+		long resetMicros = 0;
+		if (limit.isCalendar()) {
+			resetMicros = -1;
+			for (RateLimitDecision decision : decided.decisions()) {
+				if (decision.limit().name().equals(limit.name())) {
+					resetMicros = decision.resetMicros();
+				}
+			}
+			if (resetMicros < 0) {
+				return Long.MIN_VALUE;
+			}
+		}
+		return AlgorithmSpec.of(limit.algorithm()).leaseExpiresAtMicros(limit, decided.timestampMicros(), resetMicros);
 	}
 
 	@Override
@@ -572,7 +594,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 * taken (and marked in {@code took}) the costs of the shares that cover theirs: the
 	 * shared store is asked only for the others.
 	 */
-	private RateLimitResult decideLocally(List<Acquisition> acquisitions, Share[] owned, boolean[] took, long now) {
+	private RateLimitResult decideLocally(List<Acquisition> acquisitions, Share[] owned, long[] took, long now) {
 		boolean all = true;
 		boolean waiting = false;
 		// which shares rejected, as seen when they were tried: a sync may unblock them since
@@ -581,8 +603,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			Acquisition acquisition = acquisitions.get(i);
 			synchronized (owned[i]) {
 				Share share = owned[i];
-				took[i] = !share.removed && share.take(acquisition.limit(), acquisition.cost(), now);
-				if (!took[i]) {
+				took[i] = (!share.removed && share.take(acquisition.limit(), acquisition.cost(), now))
+						? share.leases + 1 : 0;
+				if (took[i] == 0) {
 					all = false;
 					if (share.blockedUntil > now) {
 						waiting = true;
@@ -627,23 +650,23 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		return new RateLimitResult(decisions, now, this.shared.name());
 	}
 
-	private static void untake(List<Acquisition> acquisitions, Share[] owned, boolean[] took) {
+	private static void untake(List<Acquisition> acquisitions, Share[] owned, long[] took) {
 		for (int i = 0; i < owned.length; i++) {
-			if (took[i]) {
+			if (took[i] != 0) {
 				synchronized (owned[i]) {
-					owned[i].untake(acquisitions.get(i).cost());
+					owned[i].untake(acquisitions.get(i).cost(), took[i] - 1);
 				}
-				took[i] = false;
+				took[i] = 0;
 			}
 		}
 	}
 
 	/** What to ask the shared store: the costs the shares did not cover, and more units for each. */
-	private List<Lease> leases(List<Acquisition> acquisitions, Share[] owned, boolean[] took) {
+	private List<Lease> leases(List<Acquisition> acquisitions, Share[] owned, long[] took) {
 		List<Lease> leases = new ArrayList<>(owned.length);
 		for (int i = 0; i < owned.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			long cost = took[i] ? 0 : acquisition.cost();
+			long cost = (took[i] != 0) ? 0 : acquisition.cost();
 			long extra;
 			synchronized (owned[i]) {
 				extra = owned[i].extraWanted(acquisition.limit(), acquisition.cost());
@@ -657,7 +680,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 * Records what the shared store decided and granted into the shares: when it rejects,
 	 * the costs taken from shares go back into them.
 	 */
-	private RateLimitResult granted(List<Acquisition> acquisitions, Share[] owned, boolean[] took,
+	private RateLimitResult granted(List<Acquisition> acquisitions, Share[] owned, long[] took,
 			List<Lease> leases, LeaseResult leased, long now) {
 		release(owned);
 		RateLimitResult result = leased.result();
@@ -672,7 +695,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			synchronized (owned[i]) {
 				Share share = owned[i];
 				if (allowed) {
-					if (!took[i]) {
+					if (took[i] == 0) {
 						share.used += cost;
 					}
 					share.granted(decision, leased.extra()[i], leases.get(i).extra(), result.timestampMicros(), now,
@@ -709,6 +732,12 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 		/** Units taken from the shared bucket and not yet spent here. */
 		long lease;
+
+		/**
+		 * Counts the leases of ended windows: a cost taken from a lease of an earlier
+		 * window is not returned into this one.
+		 */
+		long leases;
 
 		/** Local time at which the lease lapses: when the window it was counted in ends. */
 		long leaseExpiresAt = Long.MAX_VALUE;
@@ -773,8 +802,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 		boolean take(RateLimit asked, long cost, long now) {
 			this.limit = asked;
-			if (this.leaseExpiresAt <= now) {
+			if (this.leaseExpiresAt <= now && this.lease != 0) {
 				this.lease = 0;
+				this.leases++;
 			}
 			if (this.lease < cost) {
 				return false;
@@ -784,14 +814,21 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			return true;
 		}
 
-		void untake(long cost) {
-			this.lease += cost;
+		/** Returns a cost taken from the lease numbered {@code leases}, unless that lease has lapsed. */
+		void untake(long cost, long leases) {
+			if (leases == this.leases) {
+				this.lease += cost;
+			}
 			this.used -= cost;
 		}
 
-		/** Takes back a refunded acquisition, unless its window has ended or the share is gone. */
-		boolean giveBack(long cost, long now) {
-			if (this.removed || this.leaseExpiresAt <= now) {
+		/**
+		 * Takes back a refunded acquisition, unless its window has ended, the share is gone,
+		 * or the share holds units of another window than the one ({@code windowEnd}) the
+		 * acquisition was counted in: there the unit would be one that window never counted.
+		 */
+		boolean giveBack(long cost, long now, long windowEnd) {
+			if (this.removed || this.leaseExpiresAt <= now || windowEnd != this.windowEnd) {
 				return false;
 			}
 			this.lease = Math.min(this.limit.capacity(), this.lease + cost);
@@ -826,8 +863,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			// this is the sync an empty share waited for: from now on it may ask again
 			this.blockedUntil = 0;
 			if (this.leaseExpiresAt <= now) {
+				// the expiry stays: a refund of the lapsed window must not make a lease of it
 				this.lease = 0;
-				this.leaseExpiresAt = Long.MAX_VALUE;
+				this.leases++;
 			}
 			if (this.refreshing || this.asking > 0) {
 				// a request is asking the shared store for this bucket: settle at the next sync
@@ -868,6 +906,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			if (expires != this.windowEnd) {
 				// another window: what was left of the last one no longer counts there
 				this.lease = 0;
+				this.leases++;
 				this.windowEnd = expires;
 			}
 			this.leaseExpiresAt = (expires == Long.MAX_VALUE) ? Long.MAX_VALUE : now + Math.max(0, expires - storeTime);

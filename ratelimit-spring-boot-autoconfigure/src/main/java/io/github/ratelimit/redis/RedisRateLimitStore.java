@@ -332,9 +332,11 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	}
 
 	/**
-	 * Leases spanning several Cluster slots: the costs decided exactly, slot after slot, and
-	 * nothing leased; a lease without a cost is answered as admitted, with nothing known
-	 * left.
+	 * Leases spanning several Cluster slots: the costs decided exactly, slot after slot,
+	 * then, when they are admitted, the extras leased slot after slot with no cost, at the
+	 * time the costs were decided. The extras are not atomic with the costs: a concurrent
+	 * caller can leave some ungranted, and a slot that fails grants none, but nothing is
+	 * granted that its bucket did not have.
 	 */
 	private LeaseResult leasedAcrossSlots(List<Lease> leases) {
 		List<Acquisition> acquisitions = new ArrayList<>(leases.size());
@@ -343,15 +345,50 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				acquisitions.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
 			}
 		}
-		RateLimitResult paid = tryAcquire(acquisitions, 0);
-		List<RateLimitDecision> decisions = new ArrayList<>(leases.size());
+		RateLimitResult paid = acquisitions.isEmpty() ? null : tryAcquire(acquisitions, 0);
+		long now = (paid != null) ? paid.timestampMicros()
+				: (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
+		RateLimitDecision[] decisions = new RateLimitDecision[leases.size()];
 		int next = 0;
-		for (Lease lease : leases) {
-			decisions.add((lease.cost() > 0) ? paid.decisions().get(next++)
-					: new RateLimitDecision(lease.limit(), true, 0, 0, 0, 0));
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
+			decisions[i] = (lease.cost() > 0) ? paid.decisions().get(next++)
+					: new RateLimitDecision(lease.limit(), true, 0, 0, 0, 0);
 		}
-		return new LeaseResult(new RateLimitResult(decisions, paid.timestampMicros(), RateLimitResult.REDIS),
-				new long[leases.size()]);
+		long[] extra = new long[leases.size()];
+		if (paid == null || paid.allowed()) {
+			Call call = new Call(leases.size());
+			for (int i = 0; i < leases.size(); i++) {
+				call.set(i, leases.get(i).limit(), leases.get(i).identity(), 0);
+			}
+			long[] wanted = extras(leases);
+			for (int[] group : groupBySlot(call)) {
+				try {
+					Invocation invocation = prepare(call, group, now, LEASE, 0, wanted);
+					List<?> reply = this.executor.execute(invocation.script(), invocation.keys(), invocation.args());
+					RateLimitDecision[] taken = new RateLimitDecision[leases.size()];
+					long timestamp = parse(reply, call, group, taken);
+					for (int g = 0; g < group.length; g++) {
+						int i = group[g];
+						if (taken[i].allowed()) {
+							extra[i] = number(reply, 1 + 3 * group.length + g);
+							decisions[i] = taken[i];
+						}
+					}
+					if (now == NOW_FROM_REDIS) {
+						now = timestamp;
+					}
+				}
+				catch (RuntimeException ex) {
+					if (paid == null) {
+						throw ex;
+					}
+					// the costs stand: this slot's shares get nothing more now
+				}
+			}
+		}
+		long timestamp = (paid != null) ? paid.timestampMicros() : now;
+		return new LeaseResult(new RateLimitResult(List.of(decisions), timestamp, RateLimitResult.REDIS), extra);
 	}
 
 	/** The decisions of a lease call, and the units it took beyond each cost. */

@@ -221,6 +221,80 @@ class LocalFirstRateLimitStoreTests {
 	}
 
 	@Test
+	void aRefundOfAnEarlierWindowDoesNotGoIntoTheShareOfTheNextOne() {
+		LocalFirstRateLimitStore store = store(Set.of(), 100);
+		RateLimit limit = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
+		List<RateLimitResult> first = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			first.add(acquire(store, limit, "a"));
+		}
+		assertThat(first).allMatch(RateLimitResult::allowed);
+		// the next window: its share takes what the shared bucket has for it
+		this.clock.advance(Duration.ofMillis(100));
+		store.sync().join();
+		int admitted = admitted(store, limit, "a", 10);
+		assertThat(admitted).isEqualTo(10);
+		// a request of the first window ends now and is refunded: its unit was counted there
+		store.refund(List.of(new Acquisition(limit, "a", 1)), first.get(9));
+		assertThat(admitted + admitted(store, limit, "a", 5)).isLessThanOrEqualTo(10);
+	}
+
+	@Test
+	void aRefundAfterItsWindowEndedIsNotSpentInTheNextOne() {
+		LocalFirstRateLimitStore store = store(Set.of(), 100);
+		RateLimit limit = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
+		List<RateLimitResult> first = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			first.add(acquire(store, limit, "a"));
+		}
+		assertThat(first).allMatch(RateLimitResult::allowed);
+		this.clock.advance(Duration.ofMillis(50));
+		store.sync().join();
+		// the next window, the share idle since: its lapsed lease is dropped
+		this.clock.advance(Duration.ofMillis(50));
+		store.sync().join();
+		// a request of the first window ends now and is refunded: its unit was counted there
+		store.refund(List.of(new Acquisition(limit, "a", 1)), first.get(9));
+		assertThat(admitted(store, limit, "a", 15)).isLessThanOrEqualTo(10);
+	}
+
+	@Test
+	void aCostTakenFromALapsedWindowShareIsNotReturnedIntoTheNextWindow() {
+		RateLimit windowed = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
+		RateLimit other = RateLimit.of("other", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		java.util.concurrent.CompletableFuture<LeaseResult> pending = new java.util.concurrent.CompletableFuture<>();
+		LeasingStore slowForOther = new LeasingStore() {
+
+			@Override
+			public LeaseResult lease(List<Lease> leases) {
+				return LocalFirstRateLimitStoreTests.this.leasing.lease(leases);
+			}
+
+			@Override
+			public java.util.concurrent.CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+				boolean slow = leases.stream().anyMatch((lease) -> lease.limit().equals(other));
+				return slow ? pending : LeasingStore.super.leaseAsync(leases);
+			}
+
+		};
+		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, slowForOther, this.clock, SYNC,
+				(limit) -> false, 100, new ThrottledLog(0, System::nanoTime), this.warnings::add);
+		// the share of the window takes one unit more than the first request
+		assertThat(acquire(store, windowed, "a").allowed()).isTrue();
+		// a request of both limits spends that unit here, and waits for the other limit
+		java.util.concurrent.CompletionStage<RateLimitResult> both = store.tryAcquireAsync(
+				List.of(new Acquisition(windowed, "a", 1), new Acquisition(other, "b", 1)), 0);
+		// the next window: the share is leased units of it
+		this.clock.advance(Duration.ofMillis(100));
+		store.sync().join();
+		int admitted = admitted(store, windowed, "a", 1);
+		// the other limit's store fails: the unit taken in the first window is not spent in this one
+		pending.completeExceptionally(new IllegalStateException("shared store down"));
+		assertThat(both.toCompletableFuture()).isCompletedExceptionally();
+		assertThat(admitted + admitted(store, windowed, "a", 15)).isLessThanOrEqualTo(10);
+	}
+
+	@Test
 	void bucketsBeyondTheBoundAreDecidedByTheSharedStore() {
 		LocalFirstRateLimitStore store = store(Set.of(), 2);
 		RateLimit limit = RateLimit.of("per-user", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
