@@ -329,8 +329,30 @@ abstract class FrontEndBehaviourTests {
 		HttpResponse<String> second = waiting.get(10, TimeUnit.SECONDS);
 		assertThat(second.statusCode()).isEqualTo(200);
 		assertThat(second.body()).isEqualTo("export 2");
-		// both answered: the permit is back
-		assertThat(this.http.get("/export-now/4").statusCode()).isEqualTo(200);
+		// both answered: the permit is back (on servlet stacks once the filter chain has
+		// returned, which can be just after the client read an answer flushed before that)
+		assertThat(permitBackWithin(releasesBeforeTheClientSeesTheAnswer() ? 1 : 40)).isEqualTo(200);
+	}
+
+	/**
+	 * Whether the stack gives a response's permits back before the client can read the
+	 * response: WebFlux does, just before it commits; servlet stacks do when the filter
+	 * chain returns.
+	 * @return whether the permit is back as soon as the answer is
+	 */
+	boolean releasesBeforeTheClientSeesTheAnswer() {
+		return false;
+	}
+
+	private int permitBackWithin(int attempts) throws InterruptedException {
+		int status = 0;
+		for (int i = 0; i < attempts && status != 200; i++) {
+			if (i > 0) {
+				Thread.sleep(50);
+			}
+			status = this.http.get("/export-now/" + (4 + i)).statusCode();
+		}
+		return status;
 	}
 
 	@Test

@@ -57,6 +57,11 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	}
 
 	@Override
+	boolean releasesBeforeTheClientSeesTheAnswer() {
+		return true;
+	}
+
+	@Override
 	void advance(Duration duration) {
 		ReactiveE2eApplication.advance(duration);
 	}
