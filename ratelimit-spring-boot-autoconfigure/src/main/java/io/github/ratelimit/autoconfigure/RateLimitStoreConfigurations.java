@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.List;
 import java.util.Set;
 
 import org.apache.commons.logging.Log;
@@ -17,6 +18,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.core.CircuitBreaker;
 import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.LimitResolver;
 import io.github.ratelimit.core.LocalFirstRateLimitStore;
 import io.github.ratelimit.core.ObservedRateLimitStore;
 import io.github.ratelimit.core.RateLimitClock;
@@ -87,6 +89,13 @@ final class RateLimitStoreConfigurations {
 					? new ObservedRateLimitStore(deciding, observer) : deciding;
 			return new FailoverRateLimitStore(observed, fallback, properties.getFallbackFactor(), breaker, failureLog,
 					recoveryLog, logger::warn, logger::info);
+		}
+
+		@Bean
+		ExactLimitsCheck rateLimitExactLimitsCheck(RateLimitProperties properties, LimitResolver rateLimitResolver) {
+			List<String> exact = (properties.getRedis().getMode() == RateLimitProperties.Redis.Mode.LOCAL_FIRST)
+					? properties.getRedis().getExactLimits() : List.of();
+			return new ExactLimitsCheck(exact, rateLimitResolver, logger::warn);
 		}
 
 	}

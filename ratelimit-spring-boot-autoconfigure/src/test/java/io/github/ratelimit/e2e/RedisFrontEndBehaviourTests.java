@@ -83,7 +83,8 @@ class RedisFrontEndBehaviourTests {
 	@SpringBootTest(classes = { E2eApplication.class, RedisConnection.class },
 			webEnvironment = WebEnvironment.RANDOM_PORT,
 			properties = { "ratelimit.redis.timeout=5s", "ratelimit.redis.key-prefix=local-first-suite:",
-					"ratelimit.redis.mode=local-first", "spring.main.allow-bean-definition-overriding=true" })
+					"ratelimit.redis.mode=local-first", "ratelimit.redis.exact-limits=quotes,daily,GET /things/{id}",
+					"spring.main.allow-bean-definition-overriding=true" })
 	@ActiveProfiles("frontend")
 	class LocalFirst extends FrontEndBehaviourTests {
 
