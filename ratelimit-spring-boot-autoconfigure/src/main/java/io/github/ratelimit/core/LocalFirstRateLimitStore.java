@@ -319,6 +319,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 					if (!share.removed && share.blockedUntil > now) {
 						// an empty share waiting for the next sync rejects here, as the list call does
 						share.rejected += cost;
+						share.requests++;
 						into.set(limit, false, share.remaining(), share.resetMicros(now),
 								Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0)
 							.inWindow(share.windowMicros)
@@ -637,6 +638,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				Share share = owned[i];
 				if (blocked[i]) {
 					share.rejected += acquisition.cost();
+					share.requests++;
 					decisions.add(new RateLimitDecision(acquisition.limit(), false, share.remaining(),
 							share.resetMicros(now), Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0,
 							share.windowMicros));
@@ -697,6 +699,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				if (allowed) {
 					if (took[i] == 0) {
 						share.used += cost;
+						share.requests++;
 					}
 					share.granted(decision, leased.extra()[i], leases.get(i).extra(), result.timestampMicros(), now,
 							this.intervalMicros);
@@ -711,6 +714,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				else {
 					if (decision.rejects()) {
 						share.rejected += cost;
+						share.requests++;
 						share.rejectedBy(decision, now, this.intervalMicros);
 					}
 					answered.add(decision);
@@ -755,6 +759,11 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 		/** Units asked for in the interval before the last sync. */
 		long lastDemand;
+
+		/** Requests since the last sync, and in the interval before it. */
+		int requests;
+
+		int lastRequests;
 
 		/** What the shared bucket had left after the last grant, for other instances too. */
 		long sharedRemaining;
@@ -811,6 +820,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			}
 			this.lease -= cost;
 			this.used += cost;
+			this.requests++;
 			return true;
 		}
 
@@ -820,6 +830,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				this.lease += cost;
 			}
 			this.used -= cost;
+			this.requests--;
 		}
 
 		/**
@@ -843,6 +854,11 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 		/** Units to ask for beyond a request's cost when the share cannot cover it. */
 		long extraWanted(RateLimit asked, long cost) {
+			if (Math.max(this.lastRequests, this.requests + 1) <= 1) {
+				// a cold bucket, one request an interval at most: take no more than its cost,
+				// which would only be given back at the next sync
+				return 0;
+			}
 			long demand = Math.max(this.lastDemand, this.used + this.rejected + cost);
 			long target = Math.min(asked.capacity(), INTERVALS_AHEAD * demand);
 			return Math.max(0, target - cost - Math.max(0, this.lease));
@@ -872,11 +888,15 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				return;
 			}
 			long demand = this.used + this.rejected;
+			int asked = this.requests;
 			this.lastDemand = demand;
+			this.lastRequests = asked;
 			this.used = 0;
 			this.rejected = 0;
-			if (demand == 0) {
-				this.idleSyncs++;
+			this.requests = 0;
+			if (asked <= 1) {
+				// idle or cold: a share would cost a call per sync for at most one request
+				this.idleSyncs = (demand == 0) ? this.idleSyncs + 1 : 0;
 				this.giveBack = this.lease;
 			}
 			else {
