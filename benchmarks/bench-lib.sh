@@ -13,3 +13,19 @@ free_port() {
   echo "no free port found" >&2
   exit 1
 }
+
+# Starts a redis-server of its own on a free loopback port, without persistence, and stops
+# it (and removes its directory) when the script exits. Sets WORK (its directory, which the
+# script may use too), PORT and REDIS_PID.
+start_redis() {
+  WORK=$(mktemp -d)
+  PORT=$(free_port)
+  redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
+    --logfile "$WORK/redis.log" &
+  REDIS_PID=$!
+  trap 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+  for _ in $(seq 1 100); do
+    redis-cli -p "$PORT" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+}

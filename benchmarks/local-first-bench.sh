@@ -38,16 +38,7 @@ UNDER="1000000000000:1000000000:0:1"
 RUNS=${RUNS:-"local-first:4:$OVER exact:4:$OVER local-first:4:$UNDER exact:4:$UNDER \
 local-first:4:1000000000000:1000000000:1000:1 local-first:2:$OVER exact:2:$OVER local-first:8:$OVER exact:8:$OVER"}
 
-WORK=$(mktemp -d)
-PORT=$(free_port)
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
-  --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-trap 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do
-  redis-cli -p "$PORT" ping >/dev/null 2>&1 && break
-  sleep 0.1
-done
+start_redis
 
 # calls of the commands named by the pattern, from INFO commandstats
 command_calls() {

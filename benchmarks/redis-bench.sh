@@ -19,16 +19,7 @@ fi
 
 source benchmarks/bench-lib.sh
 
-WORK=$(mktemp -d)
-PORT=$(free_port)
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
-  --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-trap 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do
-  redis-cli -p "$PORT" ping >/dev/null 2>&1 && break
-  sleep 0.1
-done
+start_redis
 
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "# $(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f1-3)"

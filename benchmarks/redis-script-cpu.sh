@@ -32,16 +32,7 @@ done
 
 source benchmarks/bench-lib.sh
 
-WORK=$(mktemp -d)
-PORT=$(free_port)
-redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
-  --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-trap 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do
-  redis-cli -p "$PORT" ping >/dev/null 2>&1 && break
-  sleep 0.1
-done
+start_redis
 
 java -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark script > "$WORK/store.lua"
 load() { redis-cli -p "$PORT" script load "$(cat "$1")"; }
