@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +131,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (TimeoutException | RuntimeException | java.util.concurrent.ExecutionException ex) {
+		catch (TimeoutException | RuntimeException | ExecutionException ex) {
 			this.failureLog.log("Rate limit share sync failed: " + ex, this.warn);
 		}
 	}
@@ -318,10 +319,8 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 					}
 					if (!share.removed && share.blockedUntil > now) {
 						// an empty share waiting for the next sync rejects here, as the list call does
-						share.rejected += cost;
-						share.requests++;
-						into.set(limit, false, share.remaining(), share.resetMicros(now),
-								Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0)
+						share.rejectHere(cost);
+						into.set(limit, false, share.remaining(), share.resetMicros(now), share.retryAfterMicros(now), 0)
 							.inWindow(share.windowMicros)
 							.decidedAt(now, this.shared.name());
 						return false;
@@ -552,8 +551,10 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		Share[] owned = new Share[acquisitions.size()];
 		for (int i = 0; i < owned.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			Map<String, Share> byIdentity = this.shares.computeIfAbsent(acquisition.limit().name(),
-					(name) -> new ConcurrentHashMap<>());
+			Map<String, Share> byIdentity = this.shares.get(acquisition.limit().name());
+			if (byIdentity == null) {
+				byIdentity = this.shares.computeIfAbsent(acquisition.limit().name(), (name) -> new ConcurrentHashMap<>());
+			}
 			Share share = byIdentity.get(acquisition.identity());
 			if (share == null) {
 				if (this.shareCount.get() >= this.maxShares) {
@@ -637,11 +638,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			synchronized (owned[i]) {
 				Share share = owned[i];
 				if (blocked[i]) {
-					share.rejected += acquisition.cost();
-					share.requests++;
+					share.rejectHere(acquisition.cost());
 					decisions.add(new RateLimitDecision(acquisition.limit(), false, share.remaining(),
-							share.resetMicros(now), Math.max(1, Math.max(share.retryAt, share.blockedUntil) - now), 0,
-							share.windowMicros));
+							share.resetMicros(now), share.retryAfterMicros(now), 0, share.windowMicros));
 				}
 				else {
 					decisions.add(new RateLimitDecision(acquisition.limit(), true, share.remaining(),
@@ -713,8 +712,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				}
 				else {
 					if (decision.rejects()) {
-						share.rejected += cost;
-						share.requests++;
+						share.rejectHere(cost);
 						share.rejectedBy(decision, now, this.intervalMicros);
 					}
 					answered.add(decision);
@@ -870,6 +868,17 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 		long resetMicros(long now) {
 			return Math.max(0, this.resetAt - now);
+		}
+
+		/** Time until the share may admit again: the shared store's retry-after, or the next sync. */
+		long retryAfterMicros(long now) {
+			return Math.max(1, Math.max(this.retryAt, this.blockedUntil) - now);
+		}
+
+		/** Counts a request turned away, as demand the next sync asks for. */
+		void rejectHere(long cost) {
+			this.rejected += cost;
+			this.requests++;
 		}
 
 		/** Decides what this sync gives back or asks for, and starts counting anew. */
