@@ -1,7 +1,11 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,11 +15,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CircuitBreaker;
+import io.github.ratelimit.core.FailoverRateLimitStore;
 import io.github.ratelimit.core.LocalFirstRateLimitStore;
 import io.github.ratelimit.core.MutableClock;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.ThrottledLog;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * are decided.
  */
 class LocalFirstRedisTests {
+
+	private static final Pattern CALLS = Pattern.compile("^calls=(\\d+)");
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -71,6 +82,46 @@ class LocalFirstRedisTests {
 			finally {
 				store.close();
 			}
+		}
+	}
+
+	@Test
+	void whenRedisDiesSharesKeepDecidingAndTheFallbackDecidesTheRestWithoutAnError() {
+		try (RedisTestServer server = RedisTestServer.start()) {
+			LettuceConnectionFactory factory = server.connectionFactory();
+			RedisRateLimitStore redis = new RedisRateLimitStore(factory, "down:", null, Duration.ofMillis(200));
+			LocalFirstRateLimitStore localFirst = new LocalFirstRateLimitStore(redis, redis,
+					RateLimitClock.system(), Duration.ofMillis(10), (limit) -> false, 1_000,
+					new ThrottledLog(0, System::nanoTime), (message) -> {
+					});
+			FailoverRateLimitStore store = new FailoverRateLimitStore(localFirst,
+					new InMemoryRateLimitStore(RateLimitClock.system(), 1_000), 0.5,
+					new CircuitBreaker(3, Duration.ofMinutes(1).toNanos()), new ThrottledLog(0, System::nanoTime),
+					new ThrottledLog(0, System::nanoTime), (message) -> {
+					}, (message) -> {
+					});
+			RateLimit limit = RateLimit.of("down", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
+			for (int i = 0; i < 20; i++) {
+				assertThat(acquire(store, limit, "held").allowed()).isTrue();
+			}
+			// the sync tops the share up to two intervals of that demand
+			localFirst.sync().join();
+			server.kill();
+			for (int i = 0; i < 20; i++) {
+				RateLimitResult fromShare = acquire(store, limit, "held");
+				assertThat(fromShare.allowed()).isTrue();
+				assertThat(fromShare.store()).isEqualTo(RateLimitResult.REDIS);
+			}
+			// a bucket without a share needs Redis: the fallback decides it at half the limit
+			int admitted = 0;
+			for (int i = 0; i < 60; i++) {
+				RateLimitResult fallback = acquire(store, limit, "fresh");
+				assertThat(fallback.store()).isEqualTo(RateLimitResult.FALLBACK);
+				admitted += fallback.allowed() ? 1 : 0;
+			}
+			assertThat(admitted).isEqualTo(50);
+			localFirst.close();
+			factory.destroy();
 		}
 	}
 
@@ -133,7 +184,7 @@ class LocalFirstRedisTests {
 		for (String command : List.of("cmdstat_eval", "cmdstat_evalsha")) {
 			String field = RedisTestSupport.field(stats, command);
 			if (field != null) {
-				java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("^calls=(\\d+)").matcher(field);
+				Matcher matcher = CALLS.matcher(field);
 				assertThat(matcher.find()).as(field).isTrue();
 				calls += Long.parseLong(matcher.group(1));
 			}
@@ -144,18 +195,18 @@ class LocalFirstRedisTests {
 	/** Application instances: each its own connection, Redis store and local-first store. */
 	private static final class Fleet {
 
-		private final List<LettuceConnectionFactory> factories = new java.util.ArrayList<>();
+		private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-		private final List<LocalFirstRateLimitStore> instances = new java.util.ArrayList<>();
+		private final List<LocalFirstRateLimitStore> instances = new ArrayList<>();
 
-		final java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
+		final AtomicLong attempts = new AtomicLong();
 
 		Fleet(RedisTestServer server, int size, Duration syncInterval) {
 			for (int i = 0; i < size; i++) {
 				LettuceConnectionFactory factory = server.connectionFactory();
 				RedisRateLimitStore redis = new RedisRateLimitStore(factory, "fleet:", null, Duration.ofSeconds(5));
 				LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis,
-						io.github.ratelimit.core.RateLimitClock.system(), syncInterval, (limit) -> false, 1_000,
+						RateLimitClock.system(), syncInterval, (limit) -> false, 1_000,
 						new ThrottledLog(0, System::nanoTime), (message) -> {
 						});
 				// connected and the script loaded before the clock starts: on a loaded machine that
@@ -170,9 +221,9 @@ class LocalFirstRedisTests {
 
 		/** One caller per instance, asking as fast as it is answered; returns how many were admitted. */
 		long hammer(RateLimit limit, Duration duration) throws Exception {
-			java.util.concurrent.atomic.AtomicLong admitted = new java.util.concurrent.atomic.AtomicLong();
+			AtomicLong admitted = new AtomicLong();
 			long end = System.nanoTime() + duration.toNanos();
-			List<Thread> callers = new java.util.ArrayList<>();
+			List<Thread> callers = new ArrayList<>();
 			for (LocalFirstRateLimitStore instance : this.instances) {
 				Thread caller = new Thread(() -> {
 					List<Acquisition> one = List.of(new Acquisition(limit, "tenant-a", 1));
@@ -199,7 +250,8 @@ class LocalFirstRedisTests {
 
 	}
 
-	private static RateLimitResult acquire(LocalFirstRateLimitStore store, RateLimit limit, String identity) {
+	private static RateLimitResult acquire(RateLimitStore store, RateLimit limit,
+			String identity) {
 		return store.tryAcquire(List.of(new Acquisition(limit, identity, 1)));
 	}
 
