@@ -64,18 +64,19 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		RequestLimits existing = exchange.getAttribute(RequestLimits.ATTRIBUTE);
 		boolean deferred = existing != null && existing.hasDeferred();
-		if ((!deferred && !this.handlers.hasHandlerLimits()) || CorsUtils.isPreFlightRequest(exchange.getRequest())) {
+		boolean limitedHandler = this.handlers.hasHandlerLimits() && this.handlers.mayRouteToLimited(exchange.getRequest());
+		if ((!deferred && !limitedHandler) || CorsUtils.isPreFlightRequest(exchange.getRequest())) {
 			return chain.filter(exchange);
 		}
 		return exchange.getPrincipal()
 			.map(Optional::of)
 			.defaultIfEmpty(Optional.empty())
-			.flatMap((principal) -> handler(exchange).flatMap((handler) -> form(exchange, handler.orElse(null))
+			.flatMap((principal) -> handler(exchange, limitedHandler).flatMap((handler) -> form(exchange, handler.orElse(null))
 				.flatMap((form) -> decide(exchange, chain, principal.orElse(null), handler.orElse(null), form))));
 	}
 
-	private Mono<Optional<HandlerMethod>> handler(ServerWebExchange exchange) {
-		if (!this.handlers.hasHandlerLimits()) {
+	private Mono<Optional<HandlerMethod>> handler(ServerWebExchange exchange, boolean limitedHandler) {
+		if (!limitedHandler) {
 			return Mono.just(Optional.empty());
 		}
 		// the first mapping that knows the request, in the order the dispatcher asks them

@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
@@ -56,6 +58,15 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 	private final Map<Method, Set<String>> declaredMethods = new ConcurrentHashMap<>();
 
 	/**
+	 * The path patterns of the limited handlers: a request whose path none of them
+	 * matches cannot be routed to one, so it is not routed a second time to find out.
+	 */
+	private final Set<PathPattern> limitedPatterns = ConcurrentHashMap.newKeySet();
+
+	/** Whether a limited handler maps every path (a mapping without patterns). */
+	private volatile boolean limitedEverywhere;
+
+	/**
 	 * Creates the handler limits.
 	 * @param mappings the reactive handler mappings
 	 * @param limits the limits of annotated methods
@@ -81,6 +92,11 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 			return;
 		}
 		this.handlers.add(handler.getMethod());
+		Set<PathPattern> patterns = info.getPatternsCondition().getPatterns();
+		if (patterns.isEmpty() || patterns.stream().anyMatch((pattern) -> pattern.getPatternString().isEmpty())) {
+			this.limitedEverywhere = true;
+		}
+		this.limitedPatterns.addAll(patterns);
 		Set<String> verbs = info.getMethodsCondition()
 			.getMethods()
 			.stream()
@@ -108,6 +124,27 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 	 */
 	boolean hasHandlerLimits() {
 		return !this.handlers.isEmpty();
+	}
+
+	/**
+	 * Whether a request may be routed to a limited handler: some limited handler's path
+	 * pattern matches its path. Only then is the request routed to find its handler
+	 * before the dispatcher does; the rest, usually most requests, skip that second
+	 * lookup.
+	 * @param request the request
+	 * @return whether a limited handler's pattern matches the path
+	 */
+	boolean mayRouteToLimited(ServerHttpRequest request) {
+		if (this.limitedEverywhere) {
+			return true;
+		}
+		PathContainer path = request.getPath().pathWithinApplication();
+		for (PathPattern pattern : this.limitedPatterns) {
+			if (pattern.matches(path)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override

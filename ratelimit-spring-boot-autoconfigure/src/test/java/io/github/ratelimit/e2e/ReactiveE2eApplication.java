@@ -2,6 +2,9 @@ package io.github.ratelimit.e2e;
 
 import java.security.Principal;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import reactor.core.publisher.Flux;
@@ -10,6 +13,7 @@ import reactor.core.scheduler.Schedulers;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
@@ -27,7 +31,10 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 
 import io.github.ratelimit.Algorithm;
@@ -70,6 +77,31 @@ public class ReactiveE2eApplication {
 		return (exchange, chain) -> "/failing-filter".equals(exchange.getRequest().getPath().value())
 				? Mono.error(new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE, "failed in a filter"))
 				: chain.filter(exchange);
+	}
+
+	/** How many times each path was looked up in the handler mapping, by anyone. */
+	static final Map<String, AtomicInteger> HANDLER_LOOKUPS = new ConcurrentHashMap<>();
+
+	/** The annotated handlers' mapping, counting its lookups. */
+	@Bean
+	WebFluxRegistrations countingHandlerLookups() {
+		return new WebFluxRegistrations() {
+
+			@Override
+			public RequestMappingHandlerMapping getRequestMappingHandlerMapping() {
+				return new RequestMappingHandlerMapping() {
+
+					@Override
+					public Mono<HandlerMethod> getHandlerInternal(ServerWebExchange exchange) {
+						HANDLER_LOOKUPS.computeIfAbsent(exchange.getRequest().getPath().value(), (path) -> new AtomicInteger())
+							.incrementAndGet();
+						return super.getHandlerInternal(exchange);
+					}
+
+				};
+			}
+
+		};
 	}
 
 	@Bean

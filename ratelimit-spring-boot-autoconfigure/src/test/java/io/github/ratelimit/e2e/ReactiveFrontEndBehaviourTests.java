@@ -67,6 +67,17 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	}
 
 	@Test
+	void onlyRequestsThatMayReachALimitedHandlerAreRoutedBeforeTheDispatcher() {
+		ReactiveE2eApplication.HANDLER_LOOKUPS.clear();
+		// no limited handler's pattern matches: routed once, by the dispatcher
+		assertThat(this.http.get("/later").statusCode()).isEqualTo(200);
+		// a limited handler: routed by the limiter to decide its limits, then by the dispatcher
+		assertThat(this.http.get("/things/lookups").statusCode()).isEqualTo(200);
+		assertThat(ReactiveE2eApplication.HANDLER_LOOKUPS.get("/later")).hasValue(1);
+		assertThat(ReactiveE2eApplication.HANDLER_LOOKUPS.get("/things/lookups")).hasValue(2);
+	}
+
+	@Test
 	void aStreamingResponseHoldsItsConcurrencyPermitUntilItsBodyEnds() throws Exception {
 		ExportGate.close();
 		CompletableFuture<HttpResponse<String>> streaming = CompletableFuture
