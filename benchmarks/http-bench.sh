@@ -12,6 +12,9 @@
 # latencies, it reports the CPU time the application used per request (from
 # /proc/<pid>/stat), which other load on the machine disturbs far less than throughput.
 # JAR=<path> measures another build of the sample (an earlier release, for a before/after run).
+# BEFORE_JAR=<path> adds a fourth instance, "before": the in-memory store on that build of the
+# sample, measured in the same rounds as the others, so that two builds are compared side by
+# side rather than in runs minutes apart.
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
@@ -77,15 +80,28 @@ ROUTE=(--ratelimit.routes[0].path=/api/search/** --ratelimit.routes[0].methods=G
 declare -A PORTS
 declare -A APP_PID
 declare -A ARGS
+declare -A JARS
 ARGS[off]="--ratelimit.enabled=false"
 ARGS[memory]="--ratelimit.store=memory ${ROUTE[*]}"
 ARGS[redis]="--spring.profiles.active=redis --spring.data.redis.host=127.0.0.1 --spring.data.redis.port=$REDIS_PORT ${ROUTE[*]}"
 MODES=(off memory redis)
+for mode in "${MODES[@]}"; do
+  JARS[$mode]=$JAR
+done
+if [[ -n "${BEFORE_JAR:-}" ]]; then
+  if [[ ! -f "$BEFORE_JAR" ]]; then
+    echo "BEFORE_JAR is not a file: $BEFORE_JAR" >&2
+    exit 1
+  fi
+  ARGS[before]=${ARGS[memory]}
+  JARS[before]=$BEFORE_JAR
+  MODES=(off memory before redis)
+fi
 
 for mode in "${MODES[@]}"; do
   PORTS[$mode]=$(free_port)
   # shellcheck disable=SC2086
-  "${APP_PIN[@]}" java $JAVA_OPTS -jar "$JAR" --server.port="${PORTS[$mode]}" --server.address=127.0.0.1 ${ARGS[$mode]} \
+  "${APP_PIN[@]}" java $JAVA_OPTS -jar "${JARS[$mode]}" --server.port="${PORTS[$mode]}" --server.address=127.0.0.1 ${ARGS[$mode]} \
     > "$WORK/$mode.log" 2>&1 &
   PIDS+=($!)
   APP_PID[$mode]=$!
