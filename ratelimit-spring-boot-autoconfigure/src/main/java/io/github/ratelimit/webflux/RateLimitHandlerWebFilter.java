@@ -64,8 +64,11 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		RequestLimits existing = exchange.getAttribute(RequestLimits.ATTRIBUTE);
 		boolean deferred = existing != null && existing.hasDeferred();
+		if (CorsUtils.isPreFlightRequest(exchange.getRequest())) {
+			return chain.filter(exchange);
+		}
 		boolean limitedHandler = this.handlers.hasHandlerLimits() && this.handlers.mayRouteToLimited(exchange.getRequest());
-		if ((!deferred && !limitedHandler) || CorsUtils.isPreFlightRequest(exchange.getRequest())) {
+		if (!deferred && !limitedHandler) {
 			return chain.filter(exchange);
 		}
 		return exchange.getPrincipal()

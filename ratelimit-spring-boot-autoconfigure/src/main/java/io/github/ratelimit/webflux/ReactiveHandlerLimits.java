@@ -3,6 +3,7 @@ package io.github.ratelimit.webflux;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,7 +62,7 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 	 * The path patterns of the limited handlers: a request whose path none of them
 	 * matches cannot be routed to one, so it is not routed a second time to find out.
 	 */
-	private final Set<PathPattern> limitedPatterns = ConcurrentHashMap.newKeySet();
+	private volatile PathPattern[] limitedPatterns = new PathPattern[0];
 
 	/** Whether a limited handler maps every path (a mapping without patterns). */
 	private volatile boolean limitedEverywhere;
@@ -96,7 +97,9 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 		if (patterns.isEmpty() || patterns.stream().anyMatch((pattern) -> pattern.getPatternString().isEmpty())) {
 			this.limitedEverywhere = true;
 		}
-		this.limitedPatterns.addAll(patterns);
+		Set<PathPattern> all = new LinkedHashSet<>(List.of(this.limitedPatterns));
+		all.addAll(patterns);
+		this.limitedPatterns = all.toArray(new PathPattern[0]);
 		Set<String> verbs = info.getMethodsCondition()
 			.getMethods()
 			.stream()
