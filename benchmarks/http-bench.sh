@@ -15,6 +15,8 @@
 # BEFORE_JAR=<path> adds a fourth instance, "before": the in-memory store on that build of the
 # sample, measured in the same rounds as the others, so that two builds are compared side by
 # side rather than in runs minutes apart.
+# LOCAL_FIRST=1 adds an instance "local-first": the Redis store in local-first mode
+# (ratelimit.redis.mode=local-first, default sync interval) on the same redis-server.
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
@@ -88,6 +90,11 @@ MODES=(off memory redis)
 for mode in "${MODES[@]}"; do
   JARS[$mode]=$JAR
 done
+if [[ "${LOCAL_FIRST:-0}" == 1 ]]; then
+  ARGS[local-first]="${ARGS[redis]} --ratelimit.redis.mode=local-first"
+  JARS[local-first]=$JAR
+  MODES+=(local-first)
+fi
 if [[ -n "${BEFORE_JAR:-}" ]]; then
   if [[ ! -f "$BEFORE_JAR" ]]; then
     echo "BEFORE_JAR is not a file: $BEFORE_JAR" >&2
@@ -95,7 +102,7 @@ if [[ -n "${BEFORE_JAR:-}" ]]; then
   fi
   ARGS[before]=${ARGS[memory]}
   JARS[before]=$BEFORE_JAR
-  MODES=(off memory before redis)
+  MODES=(off memory before "${MODES[@]:2}")
 fi
 
 for mode in "${MODES[@]}"; do
