@@ -24,15 +24,18 @@ public final class RouteNames {
 	 * The canonical route name of a request.
 	 * @param declaredMethods the HTTP methods the handler is mapped to, empty for all
 	 * @param requestMethod the method of the request
-	 * @param pattern the route template that matched
+	 * @param pattern the route template that matched; empty for a mapping without a path,
+	 * which is named {@code /}
 	 * @return the name, such as {@code GET /orders/{id}}
 	 */
 	public static String of(Set<String> declaredMethods, String requestMethod, String pattern) {
+		// a mapping without a path (an empty pattern) serves the root
+		String template = pattern.isEmpty() ? "/" : pattern;
 		if (declaredMethods.isEmpty()) {
-			return pattern;
+			return template;
 		}
 		String method = ("HEAD".equals(requestMethod) && !declaredMethods.contains("HEAD")) ? "GET" : requestMethod;
-		return method + " " + pattern;
+		return method + " " + template;
 	}
 
 	/**

@@ -62,7 +62,8 @@ class ReactiveHandlerLimitsTests {
 		RequestMappingHandlerMapping mapping = new RequestMappingHandlerMapping();
 		Things things = new Things();
 		for (Map.Entry<String, String> handler : handlers.entrySet()) {
-			RequestMappingInfo info = handler.getKey().isEmpty() ? RequestMappingInfo.paths().methods(RequestMethod.GET).build()
+			// a mapping without a path takes every method too, as a bare @RequestMapping does
+			RequestMappingInfo info = handler.getKey().isEmpty() ? RequestMappingInfo.paths().build()
 					: RequestMappingInfo.paths(handler.getKey()).methods(RequestMethod.GET).build();
 			mapping.registerMapping(info, things, Things.class.getMethod(handler.getValue()));
 		}
