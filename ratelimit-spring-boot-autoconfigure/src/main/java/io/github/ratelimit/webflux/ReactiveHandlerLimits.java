@@ -64,7 +64,10 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 	 */
 	private volatile PathPattern[] limitedPatterns = new PathPattern[0];
 
-	/** Whether a limited handler maps every path (a mapping without patterns). */
+	/**
+	 * Whether a limited handler has an empty pattern (a mapping without a path): which
+	 * paths it serves is left to the dispatcher's lookup, so every request is routed ahead.
+	 */
 	private volatile boolean limitedEverywhere;
 
 	/**
