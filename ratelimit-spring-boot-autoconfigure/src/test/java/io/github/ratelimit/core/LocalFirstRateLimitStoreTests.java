@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -227,11 +229,7 @@ class LocalFirstRateLimitStoreTests {
 	void aRefundGoesBackIntoTheShare() {
 		LocalFirstRateLimitStore store = store(Set.of(), 100);
 		RateLimit limit = RateLimit.of("refunded", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
-		List<RateLimitResult> results = new ArrayList<>();
-		for (int i = 0; i < 10; i++) {
-			results.add(acquire(store, limit, "a"));
-		}
-		assertThat(results).allMatch(RateLimitResult::allowed);
+		List<RateLimitResult> results = takeAll(store, limit, "a");
 		assertThat(acquire(store, limit, "a").allowed()).isFalse();
 		int calls = this.sharedCalls.get();
 		store.refund(List.of(new Acquisition(limit, "a", 1)), results.get(9));
@@ -243,11 +241,7 @@ class LocalFirstRateLimitStoreTests {
 	void aRefundOfAnEarlierWindowDoesNotGoIntoTheShareOfTheNextOne() {
 		LocalFirstRateLimitStore store = store(Set.of(), 100);
 		RateLimit limit = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
-		List<RateLimitResult> first = new ArrayList<>();
-		for (int i = 0; i < 10; i++) {
-			first.add(acquire(store, limit, "a"));
-		}
-		assertThat(first).allMatch(RateLimitResult::allowed);
+		List<RateLimitResult> first = takeAll(store, limit, "a");
 		// the next window: its share takes what the shared bucket has for it
 		this.clock.advance(Duration.ofMillis(100));
 		store.sync().join();
@@ -262,11 +256,7 @@ class LocalFirstRateLimitStoreTests {
 	void aRefundAfterItsWindowEndedIsNotSpentInTheNextOne() {
 		LocalFirstRateLimitStore store = store(Set.of(), 100);
 		RateLimit limit = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
-		List<RateLimitResult> first = new ArrayList<>();
-		for (int i = 0; i < 10; i++) {
-			first.add(acquire(store, limit, "a"));
-		}
-		assertThat(first).allMatch(RateLimitResult::allowed);
+		List<RateLimitResult> first = takeAll(store, limit, "a");
 		this.clock.advance(Duration.ofMillis(50));
 		store.sync().join();
 		// the next window, the share idle since: its lapsed lease is dropped
@@ -281,7 +271,7 @@ class LocalFirstRateLimitStoreTests {
 	void aCostTakenFromALapsedWindowShareIsNotReturnedIntoTheNextWindow() {
 		RateLimit windowed = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
 		RateLimit other = RateLimit.of("other", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
-		java.util.concurrent.CompletableFuture<LeaseResult> pending = new java.util.concurrent.CompletableFuture<>();
+		CompletableFuture<LeaseResult> pending = new CompletableFuture<>();
 		LeasingStore slowForOther = new LeasingStore() {
 
 			@Override
@@ -290,7 +280,7 @@ class LocalFirstRateLimitStoreTests {
 			}
 
 			@Override
-			public java.util.concurrent.CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+			public CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
 				boolean slow = leases.stream().anyMatch((lease) -> lease.limit().equals(other));
 				return slow ? pending : LeasingStore.super.leaseAsync(leases);
 			}
@@ -301,7 +291,7 @@ class LocalFirstRateLimitStoreTests {
 		// the share of the window takes one unit more than the first request
 		assertThat(acquire(store, windowed, "a").allowed()).isTrue();
 		// a request of both limits spends that unit here, and waits for the other limit
-		java.util.concurrent.CompletionStage<RateLimitResult> both = store.tryAcquireAsync(
+		CompletionStage<RateLimitResult> both = store.tryAcquireAsync(
 				List.of(new Acquisition(windowed, "a", 1), new Acquisition(other, "b", 1)), 0);
 		// the next window: the share is leased units of it
 		this.clock.advance(Duration.ofMillis(100));
@@ -371,6 +361,16 @@ class LocalFirstRateLimitStoreTests {
 			.findFirst()
 			.orElseThrow()
 			.count();
+	}
+
+	/** Takes a limit's whole capacity for an identity, one unit a request, each admitted. */
+	private List<RateLimitResult> takeAll(LocalFirstRateLimitStore store, RateLimit limit, String identity) {
+		List<RateLimitResult> results = new ArrayList<>();
+		for (long i = 0; i < limit.capacity(); i++) {
+			results.add(acquire(store, limit, identity));
+		}
+		assertThat(results).allMatch(RateLimitResult::allowed);
+		return results;
 	}
 
 	private static int admitted(RateLimitStore store, RateLimit limit, String identity, int requests) {
