@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Redis CPU per script call (docs/benchmarks.md, section 2): the store's token-bucket script
-# against the gateway-shaped script, without a Java client in the way.
+# against the gateway-shaped script, without a Java client in the way, and the store's
+# script on a bucket kept in a hash (ratelimit.redis.key-layout=hash-per-slot).
 #
 # Starts a dedicated redis-server on a free loopback port, loads both scripts (and any
 # other script file given, called with the store's arguments, such as the script of an
@@ -37,10 +38,16 @@ start_redis
 java -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark script > "$WORK/store.lua"
 load() { redis-cli -p "$PORT" script load "$(cat "$1")"; }
 # the store's call for one token bucket of 10^9 tokens refilled per second: every call admits
-STORE_ARGS="1 ratelimit:{hot}:bench '' acquire 1 tb 1000000000 1 1"
-NAMES=(store gateway)
+STORE_ARGS="1 ratelimit:{hot}:bench '' acquire 1 tb 1000000000 1 1 ''"
+# the same bucket in the hash-per-slot key layout, a field of a hash that holds 63 other
+# identities' buckets, as a hash does at about a million identities per limit
+HASH_KEY='ratelimit:{hot}:hash'
+for i in $(seq 1 63); do redis-cli -p "$PORT" hset "$HASH_KEY" "ip:10.0.0.$i" 'xxxxxxxxxxxx' >/dev/null; done
+HASH_ARGS="1 $HASH_KEY '' acquire 1 tb 1000000000 1 1 ip:10.0.1.1"
+NAMES=(store gateway store-hash-per-slot)
 CALLS=("$(load "$WORK/store.lua") $STORE_ARGS"
-  "$(load benchmarks/src/main/resources/io/github/ratelimit/benchmarks/redis/gateway_token_bucket.lua) 2 gw.{hot}.tokens gw.{hot}.timestamp 1000000000 1000000000 1")
+  "$(load benchmarks/src/main/resources/io/github/ratelimit/benchmarks/redis/gateway_token_bucket.lua) 2 gw.{hot}.tokens gw.{hot}.timestamp 1000000000 1000000000 1"
+  "$(load "$WORK/store.lua") $HASH_ARGS")
 for file in "${EXTRA[@]}"; do
   NAMES+=("$(basename "$file")")
   CALLS+=("$(load "$file") $STORE_ARGS")

@@ -7,18 +7,20 @@
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire', 'check' (decide without consuming), 'refund' (ARGV[1] is then the
 --          timestamp of the acquisition being given back) or 'lease' (acquire, and take
---          more units for an instance to spend locally, see ARGV[6+4n..])
+--          more units for an instance to spend locally, see ARGV[6+5n..])
 -- ARGV[3]  number of limits n
--- ARGV[4..] per limit, four values: algorithm (tb | lb | fw | swl | swc | cc, followed by '!'
+-- ARGV[4..] per limit, five values: algorithm (tb | lb | fw | swl | swc | cc, followed by '!'
 --          for a shadow limit, whose rejection does not stop the others), capacity,
 --          parameter (emission interval µs for tb and lb, period µs otherwise, or the
---          window boundaries of a calendar quota, see rl_parameter), cost
--- ARGV[4+4n] optional: least TTL in milliseconds (tests with an explicit now); '' for the
+--          window boundaries of a calendar quota, see rl_parameter), cost, and the bucket's
+--          field in the hash its first key names, or '' when the bucket is a key of its own
+--          (see rl_fields)
+-- ARGV[4+5n] optional: least TTL in milliseconds (tests with an explicit now); '' for the
 --          default
--- ARGV[5+4n] optional: longest wait in microseconds for a reserved slot (callers waiting
+-- ARGV[5+5n] optional: longest wait in microseconds for a reserved slot (callers waiting
 --          for a permit): tb and lb limits that would reject admit instead when their slot
 --          is at most that far away, and reply the wait as their delay (see token_bucket.lua)
--- ARGV[6+4n..5+5n] 'lease' only: per limit, how many units to take beyond its cost, as
+-- ARGV[6+5n..5+6n] 'lease' only: per limit, how many units to take beyond its cost, as
 --          many of them as are left when every enforced limit admits (a cost may then be
 --          0: a share refreshed without a request). Only the bucket and window algorithms
 --          whose units may be spent later are leased (tb, fw, swc); the application never
@@ -36,7 +38,7 @@
 local argv = ARGV
 local now = rl_now(argv[1])
 local mode = argv[2]
-local options = 4 + 4 * tonumber(argv[3])
+local options = 4 + 5 * tonumber(argv[3])
 if argv[options] and argv[options] ~= '' then
   rl_min_ttl = tonumber(argv[options])
 end
@@ -56,7 +58,7 @@ local entry1, k1, capacity1, param1, cost1, state1
 local more
 local m = 0
 local k = 1
-for i = 4, options - 1, 4 do
+for i = 4, options - 1, 5 do
   local code = argv[i]
   -- '!' (byte 33) marks a shadow limit
   local shadow = string.byte(code, -1) == 33
@@ -68,6 +70,9 @@ for i = 4, options - 1, 4 do
     return redis.error_reply('unknown algorithm ' .. tostring(code))
   end
   local capacity, param, cost = tonumber(argv[i + 1]), rl_parameter(argv[i + 2]), tonumber(argv[i + 3])
+  if argv[i + 4] ~= '' then
+    rl_fields[k] = argv[i + 4]
+  end
   if refund then
     entry.refund(k, now, capacity, param, cost)
   else
@@ -75,7 +80,7 @@ for i = 4, options - 1, 4 do
       max_delay)
     if lease then
       -- the units beyond the cost, as many as are left: deciding cost + extra again admits
-      local extra = math.min(tonumber(argv[options + 1 + (i - 4) / 4 + 1]), remaining)
+      local extra = math.min(tonumber(argv[options + 1 + (i - 4) / 5 + 1]), remaining)
       if admits == 1 and extra > 0 then
         local admits2, remaining2, reset2, _, delay2, state2 = entry.decide(k, now, capacity, param, cost + extra,
           max_delay)
@@ -87,7 +92,7 @@ for i = 4, options - 1, 4 do
       elseif admits ~= 1 then
         extra = 0
       end
-      reply[1 + 3 * n + (i - 4) / 4 + 1] = extra
+      reply[1 + 3 * n + (i - 4) / 5 + 1] = extra
     end
     if admits == 1 then
       reply[size + 1], reply[size + 2], reply[size + 3] = remaining, reset, delay

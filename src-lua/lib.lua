@@ -38,6 +38,69 @@ local function rl_ttl(micros)
   return ms
 end
 
+-- Buckets kept as fields of a hash (the hash-per-slot key layout): the field of the bucket
+-- whose first key is KEYS[k], set by the driver from its arguments; nil for a bucket that is
+-- a key of its own. Only algorithms whose value begins with the time it stops mattering (a
+-- signed big-endian 7-byte integer of microseconds) are kept in a hash: the hash's TTL and
+-- the pruning of its fields read that time.
+local rl_fields = {}
+
+-- Runs on the bucket at KEYS[k] a command taking its key, or for a bucket kept in a hash the
+-- command taking the hash and the field.
+local function rl_bucket_call(k, key_command, field_command)
+  local field = rl_fields[k]
+  if field == nil then
+    return redis.call(key_command, KEYS[k])
+  end
+  return redis.call(field_command, KEYS[k], field)
+end
+
+-- The value of the bucket at KEYS[k], or false when there is none.
+local function rl_read(k)
+  return rl_bucket_call(k, 'GET', 'HGET')
+end
+
+-- Whether the bucket at KEYS[k] exists (1|0).
+local function rl_exists(k)
+  return rl_bucket_call(k, 'EXISTS', 'HEXISTS')
+end
+
+-- Number of fields a new field samples, dropping those no longer mattering: a hash whose
+-- fields all end up unused holds about 1.5 times its live ones (a new field removes three
+-- times the dead share on average), and expires with its last live field.
+local RL_PRUNE_SAMPLE = 3
+
+-- Writes the bucket at KEYS[k]. With `expires` (microseconds) the bucket lasts until then:
+-- a key of its own expires then, a hash lives at least as long; without it the key keeps its
+-- TTL (a refund, which only moves the end earlier).
+local function rl_write(k, now, value, expires)
+  local field = rl_fields[k]
+  local key = KEYS[k]
+  if field == nil then
+    if expires == nil then
+      return redis.call('SET', key, value, 'KEEPTTL')
+    end
+    return redis.call('SET', key, value, 'PX', rl_ttl(expires - now))
+  end
+  local added = redis.call('HSET', key, field, value)
+  if expires == nil then
+    return
+  end
+  local ttl = rl_ttl(expires - now)
+  if redis.call('PTTL', key) < ttl then
+    redis.call('PEXPIRE', key, ttl)
+  end
+  if added == 1 then
+    local sample = redis.call('HRANDFIELD', key, RL_PRUNE_SAMPLE, 'WITHVALUES')
+    for i = 1, #sample, 2 do
+      local other = sample[i + 1]
+      if sample[i] ~= field and (#other < 7 or struct.unpack('>i7', other) <= now) then
+        redis.call('HDEL', key, sample[i])
+      end
+    end
+  end
+end
+
 -- The algorithms, by the code the drivers receive (tb, lb, fw, swl, swc, cc): each algorithm
 -- script registers a function returning its entry, which rl_algorithm calls on first use,
 -- and acquire.lua and inspect.lua dispatch on the entries. An entry:

@@ -1,7 +1,8 @@
 -- token_bucket.lua: token bucket, kept as one timestamp (GCRA); leaky_bucket.lua runs the
 -- same functions with ARGV[6] = 1.
 --
--- KEYS[1]  bucket key; 12 bytes: the time (microseconds) at which the bucket is full
+-- KEYS[1]  bucket key (or, in the hash-per-slot key layout, the hash whose field it is, see
+--          rl_fields); 12 bytes: the time (microseconds) at which the bucket is full
 --          again (leaky bucket: the time its queue is empty again), a signed big-endian
 --          7-byte integer, then the emission interval it was computed with, an unsigned
 --          big-endian 5-byte integer (7 bytes, so 14 in all, for intervals of 2^40 µs, about
@@ -29,7 +30,7 @@ rl_algorithms.tb = function()
   local function decide(k, now, capacity, interval, cost, max_delay, leaky)
     local burst = capacity * interval
     local start = now
-    local value = redis.call('GET', KEYS[k])
+    local value = rl_read(k)
     if value then
       -- the time the bucket is full again and the interval it was computed with
       local tat, written
@@ -76,20 +77,22 @@ rl_algorithms.tb = function()
     return 0, math.max(0, math.floor((burst - debt) / interval)), reset, wait, 0, nil
   end
 
-  local function write(key, tat, interval, ...)
+  -- the value begins with the time the bucket stops mattering, as a bucket kept in a hash
+  -- must (see rl_fields)
+  local function pack(tat, interval)
     if interval < 1099511627776 then
-      return redis.call('SET', key, struct.pack('>i7I5', tat, interval), ...)
+      return struct.pack('>i7I5', tat, interval)
     end
-    return redis.call('SET', key, struct.pack('>i7I7', tat, interval), ...)
+    return struct.pack('>i7I7', tat, interval)
   end
 
-  -- the key expires when the bucket is full again
+  -- the bucket expires when it is full again
   local function commit(k, now, capacity, interval, cost, new_tat)
-    write(KEYS[k], new_tat, interval, 'PX', rl_ttl(new_tat - now))
+    rl_write(k, now, pack(new_tat, interval), new_tat)
   end
 
   local function refund(k, timestamp, capacity, interval, cost)
-    local value = redis.call('GET', KEYS[k])
+    local value = rl_read(k)
     local tat, written
     if value and #value == 12 then
       tat, written = struct.unpack('>i7I5', value)
@@ -98,7 +101,7 @@ rl_algorithms.tb = function()
     end
     if tat ~= nil then
       -- the debt is priced at the interval it was recorded with
-      write(KEYS[k], tat - cost * written, written, 'KEEPTTL')
+      rl_write(k, timestamp, pack(tat - cost * written, written))
     end
   end
 

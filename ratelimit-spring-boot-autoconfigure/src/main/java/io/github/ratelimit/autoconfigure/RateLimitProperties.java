@@ -14,6 +14,7 @@ import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.pipeline.HeaderStyle;
+import io.github.ratelimit.redis.RedisKeyLayout;
 import io.github.ratelimit.web.RateLimitFilter;
 
 /**
@@ -307,6 +308,11 @@ public class RateLimitProperties {
 		private String keyPrefix = "ratelimit:";
 
 		/**
+		 * How buckets of token and leaky bucket limits map to Redis keys: a key per bucket, or fields of one hash per limit and Cluster slot, which takes a fraction of the memory per identity (Redis 6.2 or later).
+		 */
+		private RedisKeyLayout keyLayout = RedisKeyLayout.KEY_PER_BUCKET;
+
+		/**
 		 * Longest time a request waits for Redis; then the fallback (or, for fail-closed limits, a 503) answers.
 		 */
 		private Duration timeout = Duration.ofMillis(250);
@@ -358,6 +364,14 @@ public class RateLimitProperties {
 
 		public void setExactLimits(List<String> exactLimits) {
 			this.exactLimits = exactLimits;
+		}
+
+		public RedisKeyLayout getKeyLayout() {
+			return this.keyLayout;
+		}
+
+		public void setKeyLayout(RedisKeyLayout keyLayout) {
+			this.keyLayout = keyLayout;
 		}
 
 		public String getKeyPrefix() {

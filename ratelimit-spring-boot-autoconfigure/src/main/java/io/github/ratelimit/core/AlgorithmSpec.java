@@ -35,11 +35,13 @@ public final class AlgorithmSpec {
 
 	private static final Map<Algorithm, AlgorithmSpec> SPECS = specs(
 			spec(Algorithm.TOKEN_BUCKET, TokenBucket::new).redis("token_bucket.lua", "tb")
+				.redisHashable()
 				.bucket()
 				.reserves()
 				.leasable(),
 			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb")
 				.redisRequires("token_bucket.lua")
+				.redisHashable()
 				.bucket()
 				.reserves(),
 			spec(Algorithm.FIXED_WINDOW, FixedWindow::new).redis("fixed_window.lua", "fw")
@@ -68,6 +70,8 @@ public final class AlgorithmSpec {
 
 	private final List<String> redisKeySuffixes;
 
+	private final boolean redisHashable;
+
 	private final boolean bucket;
 
 	private final boolean reserves;
@@ -90,6 +94,7 @@ public final class AlgorithmSpec {
 		this.redisScripts.add(this.redisScript);
 		this.redisCode = Objects.requireNonNull(builder.redisCode, "redisCode must not be null");
 		this.redisKeySuffixes = builder.redisKeySuffixes;
+		this.redisHashable = builder.redisHashable;
 		this.bucket = builder.bucket;
 		this.reserves = builder.reserves;
 		this.windowsAligned = builder.windowsAligned;
@@ -167,6 +172,18 @@ public final class AlgorithmSpec {
 	 */
 	public List<String> redisKeySuffixes() {
 		return this.redisKeySuffixes;
+	}
+
+	/**
+	 * Whether a bucket may be a field of a hash shared with other identities (the
+	 * hash-per-slot key layout) rather than a key of its own: its script reads and writes
+	 * its state through {@code rl_read} and {@code rl_write} of {@code lib.lua}, and its
+	 * value begins with the time it stops mattering, which the hash's TTL and the pruning
+	 * of its fields read.
+	 * @return whether the bucket may be a hash field
+	 */
+	public boolean redisHashable() {
+		return this.redisHashable;
 	}
 
 	/**
@@ -328,6 +345,8 @@ public final class AlgorithmSpec {
 
 		private List<String> redisKeySuffixes = List.of("");
 
+		private boolean redisHashable;
+
 		private boolean bucket;
 
 		private boolean reserves;
@@ -360,6 +379,11 @@ public final class AlgorithmSpec {
 
 		Builder redisKeySuffixes(String... suffixes) {
 			this.redisKeySuffixes = List.of(suffixes);
+			return this;
+		}
+
+		Builder redisHashable() {
+			this.redisHashable = true;
 			return this;
 		}
 

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -63,6 +64,11 @@ import io.github.ratelimit.core.RateLimitStore;
  * another with one timestamp, and those already consumed are refunded if a later one
  * rejects.
  * <p>
+ * With the {@link RedisKeyLayout#HASH_PER_SLOT hash-per-slot} layout, the buckets of token
+ * and leaky bucket limits are instead fields of {@code <prefix>{<slot tag>}:<limit id>:h},
+ * keyed by identity, the slot tag hashing to the identity's own slot: the same slots and
+ * calls, several identities a key.
+ * <p>
  * Redis has no time zone rules, so for a calendar quota the store sends the boundaries of
  * the windows around the application's present (the start of the previous, the current,
  * the next and the following window, computed with {@link java.time.zone.ZoneRules} on
@@ -84,6 +90,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	private static final byte[] LEASE = ascii("lease");
 
 	private static final byte[] EMPTY = new byte[0];
+
+	/** Ends the name of a hash holding buckets, after the limit id. */
+	private static final String HASH_SUFFIX = ":h";
 
 	/** The time argument that makes the script read Redis {@code TIME}. */
 	private static final long NOW_FROM_REDIS = Long.MIN_VALUE;
@@ -138,6 +147,8 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	private final boolean cluster;
 
+	private final RedisKeyLayout layout;
+
 	private final Map<RateLimit, EncodedLimit> encodedLimits = new ConcurrentHashMap<>();
 
 	/**
@@ -169,6 +180,21 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	 */
 	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock,
 			Duration timeout) {
+		this(connectionFactory, keyPrefix, clock, timeout, RedisKeyLayout.KEY_PER_BUCKET);
+	}
+
+	/**
+	 * Creates a store whose calls take at most {@code timeout}, laying out its keys as
+	 * told.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix prefix of every key
+	 * @param clock the clock to decide at, or {@code null} to use Redis {@code TIME}
+	 * @param timeout longest wait for Redis per call, or {@code null} for the connection's
+	 * own command timeout; applied with Lettuce, whose commands run asynchronously
+	 * @param layout how buckets map to keys
+	 */
+	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock,
+			Duration timeout, RedisKeyLayout layout) {
 		if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("key prefix must not contain braces: " + keyPrefix);
 		}
@@ -179,6 +205,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		this.clock = clock;
 		this.applicationClock = (clock != null) ? clock : RateLimitClock.system();
 		this.cluster = isCluster(connectionFactory);
+		this.layout = Objects.requireNonNull(layout, "layout must not be null");
 	}
 
 	@Override
@@ -475,7 +502,8 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		EncodedLimit encoded = encoded(limit);
 		List<?> reply = this.template.execute(INSPECT, keys, now, "1", spec.redisCode(),
 				Long.toString(limit.capacity()),
-				new String(encoded.parameter(this.applicationClock), StandardCharsets.US_ASCII));
+				new String(encoded.parameter(this.applicationClock), StandardCharsets.US_ASCII),
+				encoded.hashed ? identity : "");
 		if (reply == null || reply.size() < 6) {
 			throw new IllegalStateException("Rate limit inspect script returned no reply");
 		}
@@ -485,9 +513,16 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		return BucketSnapshot.of(probe, identity, number(reply, 1) == 1, RateLimitResult.REDIS);
 	}
 
-	/** Deletes the bucket's keys, which share the identity's hash tag and so one slot. */
+	/**
+	 * Deletes the bucket's keys, which share the identity's hash tag and so one slot, or
+	 * its field of the hash it is kept in.
+	 */
 	@Override
 	public boolean reset(RateLimit limit, String identity) {
+		if (encoded(limit).hashed) {
+			Long deleted = this.template.opsForHash().delete(key(limit, identity), identity);
+			return deleted != null && deleted > 0;
+		}
 		Long deleted = this.template.delete(keys(AlgorithmSpec.of(limit.algorithm()), key(limit, identity)));
 		return deleted != null && deleted > 0;
 	}
@@ -523,12 +558,23 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	/**
 	 * The key holding the state of a bucket (an algorithm whose bucket takes several keys
-	 * uses this key followed by each {@link AlgorithmSpec#redisKeySuffixes() suffix}).
+	 * uses this key followed by each {@link AlgorithmSpec#redisKeySuffixes() suffix}), or
+	 * the hash it is a {@link #field(Acquisition) field} of.
 	 * @param acquisition the acquisition
 	 * @return the key
 	 */
 	public String key(Acquisition acquisition) {
 		return key(acquisition.limit(), acquisition.identity());
+	}
+
+	/**
+	 * The field holding the state of a bucket kept in a hash (the
+	 * {@link RedisKeyLayout#HASH_PER_SLOT hash-per-slot} layout), which is its identity.
+	 * @param acquisition the acquisition
+	 * @return the field, or {@code null} when the bucket is a key of its own
+	 */
+	public String field(Acquisition acquisition) {
+		return encoded(acquisition.limit()).hashed ? acquisition.identity() : null;
 	}
 
 	private String key(RateLimit limit, String identity) {
@@ -561,7 +607,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		}
 		boolean options = this.clock != null || maxDelayMicros > 0 || extra != null;
 		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[3 + group.length * 4 + (options ? 2 : 0) + ((extra != null) ? group.length : 0)][];
+		byte[][] args = new byte[3 + group.length * 5 + (options ? 2 : 0) + ((extra != null) ? group.length : 0)][];
 		args[0] = (now == NOW_FROM_REDIS) ? EMPTY : ascii(now);
 		args[1] = mode;
 		args[2] = ascii(group.length);
@@ -577,6 +623,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			args[a++] = limit.capacity;
 			args[a++] = limit.parameter(this.applicationClock);
 			args[a++] = ascii(call.costs[i]);
+			args[a++] = call.fields[i];
 		}
 		if (options) {
 			// the test clock stands still while Redis expires keys in real time
@@ -669,7 +716,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				// limits are configured, so few; a caller making limits afresh must not grow this
 				this.encodedLimits.clear();
 			}
-			encoded = new EncodedLimit(limit);
+			encoded = new EncodedLimit(limit, this.layout);
 			this.encodedLimits.put(limit, encoded);
 		}
 		return encoded;
@@ -686,6 +733,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 		final byte[][] keys;
 
+		/** Each bucket's field in the hash its key names, or empty for a key of its own. */
+		final byte[][] fields;
+
 		Call(List<Acquisition> acquisitions) {
 			this(acquisitions.size());
 			for (int i = 0; i < this.limits.length; i++) {
@@ -699,6 +749,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			this.costs = new long[size];
 			this.limits = new EncodedLimit[size];
 			this.keys = new byte[size][];
+			this.fields = new byte[size][];
 		}
 
 		void set(int i, RateLimit limit, String identity, long cost) {
@@ -706,6 +757,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			this.costs[i] = cost;
 			this.limits[i] = encoded(limit);
 			this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefix, identity);
+			this.fields[i] = this.limits[i].hashed ? identity.getBytes(StandardCharsets.UTF_8) : EMPTY;
 		}
 
 	}
@@ -725,7 +777,11 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 		final byte[] parameter;
 
-		/** {@code "}:<limit id>"}, which ends the key after the identity. */
+		/**
+		 * {@code "}:<limit id>"}, which ends the key after the identity, or for a hash
+		 * {@code "}:<limit id>:h"}: a hash is never named as a key of its own would be,
+		 * even by an identity that reads like a slot tag, whichever layout wrote it.
+		 */
 		final byte[] keyEnd;
 
 		final byte[][] keySuffixes;
@@ -733,17 +789,21 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		/** The limit's algorithm as a bit of a set. */
 		final int algorithm;
 
+		/** Whether its buckets are fields of a hash per slot rather than keys of their own. */
+		final boolean hashed;
+
 		/** A calendar quota's boundaries last sent, or {@code null} before the first call. */
 		private volatile Boundaries boundaries;
 
-		EncodedLimit(RateLimit limit) {
+		EncodedLimit(RateLimit limit, RedisKeyLayout layout) {
 			AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+			this.hashed = layout == RedisKeyLayout.HASH_PER_SLOT && spec.redisHashable();
 			this.limit = limit;
 			this.algorithm = 1 << limit.algorithm().ordinal();
 			this.code = (spec.redisCode() + (limit.shadow() ? "!" : "")).getBytes(StandardCharsets.UTF_8);
 			this.capacity = ascii(limit.capacity());
 			this.parameter = ascii(spec.redisParameter(limit));
-			this.keyEnd = ("}:" + limit.id()).getBytes(StandardCharsets.US_ASCII);
+			this.keyEnd = ("}:" + limit.id() + (this.hashed ? HASH_SUFFIX : "")).getBytes(StandardCharsets.US_ASCII);
 			this.keySuffixes = spec.redisKeySuffixes()
 				.stream()
 				.map((suffix) -> suffix.getBytes(StandardCharsets.UTF_8))
@@ -792,10 +852,16 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			return end - CalendarWindows.startMicros(this.limit.calendar(), this.limit.timeZone(), end - 1);
 		}
 
-		/** {@code <prefix>{<identity>}:<limit id>}. */
+		/**
+		 * {@code <prefix>{<identity>}:<limit id>}, or for a bucket kept in a hash
+		 * {@code <prefix>{<tag of the identity's slot>}:<limit id>:h}.
+		 */
 		byte[] key(String prefix, String identity) {
 			byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
 			byte[] middle = escape(identity).getBytes(StandardCharsets.UTF_8);
+			if (this.hashed) {
+				middle = SlotTags.of(SlotHash.getSlot(middle));
+			}
 			byte[] key = new byte[start.length + 1 + middle.length + this.keyEnd.length];
 			System.arraycopy(start, 0, key, 0, start.length);
 			key[start.length] = '{';

@@ -253,6 +253,14 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenRedisKeyLayoutIsUnknown() {
+		this.redisContextRunner.withPropertyValues("ratelimit.redis.key-layout=hash-per-identity")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("ratelimit.redis.key-layout"));
+	}
+
+	@Test
 	void failsWhenRedisKeyPrefixHasBracesAndTheRedisStoreIsBuilt() {
 		this.redisContextRunner.withPropertyValues("ratelimit.redis.key-prefix=rl}:")
 			.run((context) -> assertConfigurationFailure(context, "ratelimit.redis.key-prefix",

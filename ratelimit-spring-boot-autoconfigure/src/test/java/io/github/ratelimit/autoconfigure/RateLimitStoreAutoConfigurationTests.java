@@ -115,4 +115,18 @@ class RateLimitStoreAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void hashPerSlotKeyLayoutKeepsTokenBucketsInHashes() {
+		RedisTestServer.shared().flushAll();
+		withRedis().withPropertyValues("ratelimit.redis.key-layout=hash-per-slot").run((context) -> {
+			RateLimitStore store = context.getBean(RateLimitStore.class);
+			RateLimit limit = RateLimit.of("GET /api/orders/{id}", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
+			assertThat(store.tryAcquire(List.of(new Acquisition(limit, "user:alice", 1))).allowed()).isTrue();
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			assertThat(redis.keys("*")).singleElement()
+				.satisfies((key) -> assertThat(key).matches("ratelimit:\\{[0-9a-zA-Z]{1,3}\\}:" + limit.id() + ":h"))
+				.satisfies((key) -> assertThat(redis.opsForHash().keys(key)).containsExactly("user:alice"));
+		});
+	}
+
 }

@@ -621,8 +621,9 @@ class LuaScriptsTest {
 			if (limits.get(i).equals("swl")) {
 				keys.add(key(limits.get(i)) + ":sum");
 			}
-			// inspect takes no cost
+			// inspect takes no cost; every bucket is a key of its own
 			args.addAll(limits.subList(i, i + 3));
+			args.add("");
 		}
 		return redisConnection.template().execute(INSPECT, keys, args.toArray());
 	}
@@ -661,10 +662,19 @@ class LuaScriptsTest {
 		return acquire(now, mode, limits, keys);
 	}
 
+	/**
+	 * Calls acquire.lua with {@code limits}, four values a limit (algorithm, capacity,
+	 * parameter, cost) and then any options, each bucket a key of its own.
+	 */
 	@SuppressWarnings("unchecked")
 	private List<Object> acquire(long now, String mode, List<String> limits, List<String> keys) {
-		List<String> args = new ArrayList<>(List.of(Long.toString(now), mode, Integer.toString(limits.size() / 4)));
-		args.addAll(limits);
+		int n = limits.size() / 4;
+		List<String> args = new ArrayList<>(List.of(Long.toString(now), mode, Integer.toString(n)));
+		for (int i = 0; i < n; i++) {
+			args.addAll(limits.subList(i * 4, i * 4 + 4));
+			args.add("");
+		}
+		args.addAll(limits.subList(n * 4, limits.size()));
 		return redisConnection.template().execute(ACQUIRE, keys, args.toArray());
 	}
 

@@ -169,6 +169,38 @@ class RedisClusterStoreTest extends RateLimitStoreContractTest {
 	}
 
 	@Test
+	void hashPerSlotKeepsTheLimitsOfOneIdentityInItsSlotAndOneScriptCall() throws IOException {
+		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:", clock(), null,
+				RedisKeyLayout.HASH_PER_SLOT);
+		List<Acquisition> request = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			request.add(new Acquisition(RateLimit.of(ROUTE + " " + algorithm, algorithm, 5, Duration.ofMinutes(1)),
+					USER, 1));
+		}
+		assertThat(request).extracting(store::field).containsOnly(USER, null);
+		assertThat(request).extracting((acquisition) -> SlotHash.getSlot(store.key(acquisition)))
+			.containsOnly(SlotHash.getSlot(USER));
+		loadScriptOnEveryMaster();
+		long before = scriptCalls();
+		RateLimitResult result = store.tryAcquire(request);
+		assertThat(scriptCalls() - before).as("script calls").isEqualTo(1);
+		assertThat(result.decisions()).extracting(RateLimitDecision::remaining).containsOnly(4L);
+		// token buckets of many identities: each hash where the identity's own key would be
+		RateLimit limit = RateLimit.of(ROUTE, Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
+		HostAndPort anyMaster = RedisTestCluster.shared().masters().get(0);
+		for (int i = 0; i < 50; i++) {
+			Acquisition acquisition = new Acquisition(limit, "user:u" + i, 2);
+			assertThat(store.tryAcquire(List.of(acquisition)).decisions().get(0).remaining()).isEqualTo(3);
+			String key = store.key(acquisition);
+			assertThat(RedisTestSupport.command(anyMaster.host(), anyMaster.port(), RedisTestServer.COMMAND_TIMEOUT,
+					"CLUSTER", "KEYSLOT", key))
+				.as("CLUSTER KEYSLOT %s", key)
+				.isEqualTo((long) SlotHash.getSlot("user:u" + i));
+			assertThat(redis.opsForHash().hasKey(key, "user:u" + i)).isTrue();
+		}
+	}
+
+	@Test
 	void limitsOfIdentitiesInDifferentSlotsTakeOneScriptCallPerSlot() {
 		RateLimit perUser = RateLimit.of(ROUTE, Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
 		RateLimit perUserHourly = RateLimit.of(ROUTE + " hourly", Algorithm.FIXED_WINDOW, 50, Duration.ofHours(1));

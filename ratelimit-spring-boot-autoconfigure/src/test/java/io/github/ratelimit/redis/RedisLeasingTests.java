@@ -11,7 +11,7 @@ import io.github.ratelimit.core.RateLimitStore;
 /** The lease contract on a real Redis server: costs and extras in one script call. */
 class RedisLeasingTests extends LeasingStoreContractTest {
 
-	private static LettuceConnectionFactory connectionFactory;
+	static LettuceConnectionFactory connectionFactory;
 
 	@BeforeAll
 	static void connect() {

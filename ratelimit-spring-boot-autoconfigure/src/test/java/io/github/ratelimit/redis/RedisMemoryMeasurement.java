@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -46,13 +47,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * each acquire from one limit through the store's own script and key layout (pipelined
  * {@code EVALSHA}, at explicit times), then {@code used_memory} again and
  * {@code MEMORY USAGE} of a sample of identities' keys. {@code -Dratelimit.measure.identities}
- * changes N (default 100,000; the logs of 100 and 200 entries use N / 100), and
- * {@code -Dratelimit.measure.key-prefix} the key prefix (default {@code ratelimit:}).
+ * changes N (default 100,000; the logs of 100 and 200 entries use N / 100),
+ * {@code -Dratelimit.measure.key-prefix} the key prefix (default {@code ratelimit:}),
+ * {@code -Dratelimit.measure.rows} a pattern of the rows to measure (such as
+ * {@code TOKEN_BUCKET}), and {@code -Dratelimit.measure.key-layout} the key layout ({@code KEY_PER_BUCKET}, the
+ * default, or {@code HASH_PER_SLOT}, where the buckets of one slot share a hash and
+ * {@code MEMORY USAGE} is summed over every hash).
  */
 @EnabledIfSystemProperty(named = "ratelimit.measure", matches = "true")
 class RedisMemoryMeasurement {
 
 	private static final int IDENTITIES = Integer.getInteger("ratelimit.measure.identities", 100_000);
+
+	/** The rows measured: those whose label this matches. */
+	private static final Pattern ROWS = Pattern.compile(System.getProperty("ratelimit.measure.rows", ".*"));
 
 	private static final int SAMPLE = 1_000;
 
@@ -66,9 +74,13 @@ class RedisMemoryMeasurement {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SCRIPT = RedisScripts.acquire();
 
+	private static final RedisKeyLayout LAYOUT = RedisKeyLayout
+		.valueOf(System.getProperty("ratelimit.measure.key-layout", RedisKeyLayout.KEY_PER_BUCKET.name()));
+
 	/** Only names keys: its connection factory is never started. */
 	private static final RedisRateLimitStore KEYS = new RedisRateLimitStore(new LettuceConnectionFactory(),
-			System.getProperty("ratelimit.measure.key-prefix", RedisRateLimitStore.DEFAULT_KEY_PREFIX));
+			System.getProperty("ratelimit.measure.key-prefix", RedisRateLimitStore.DEFAULT_KEY_PREFIX), null, null,
+			LAYOUT);
 
 	@Test
 	void measuresMemoryPerIdentity() throws IOException {
@@ -82,24 +94,26 @@ class RedisMemoryMeasurement {
 				String version = info(redis, "server", "redis_version");
 				pipeline.setAutoFlushCommands(false);
 				List<String> rows = new ArrayList<>();
-				rows.add(row(redis, pipeline, "TOKEN_BUCKET", Algorithm.TOKEN_BUCKET, 1, IDENTITIES));
-				rows.add(row(redis, pipeline, "LEAKY_BUCKET", Algorithm.LEAKY_BUCKET, 1, IDENTITIES));
-				rows.add(row(redis, pipeline, "FIXED_WINDOW", Algorithm.FIXED_WINDOW, 1, IDENTITIES));
-				rows.add(row(redis, pipeline, "SLIDING_WINDOW_COUNTER", Algorithm.SLIDING_WINDOW_COUNTER, 1,
-						IDENTITIES));
-				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 1 entry", Algorithm.SLIDING_WINDOW_LOG, 1,
-						IDENTITIES));
-				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 10 entries", Algorithm.SLIDING_WINDOW_LOG, 10,
-						IDENTITIES));
-				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 100 entries", Algorithm.SLIDING_WINDOW_LOG, 100,
-						Math.max(1, IDENTITIES / 100)));
-				rows.add(row(redis, pipeline, "SLIDING_WINDOW_LOG, 200 entries", Algorithm.SLIDING_WINDOW_LOG, 200,
-						Math.max(1, IDENTITIES / 100)));
+				measure(rows, redis, pipeline, "TOKEN_BUCKET", Algorithm.TOKEN_BUCKET, 1, IDENTITIES);
+				measure(rows, redis, pipeline, "LEAKY_BUCKET", Algorithm.LEAKY_BUCKET, 1, IDENTITIES);
+				measure(rows, redis, pipeline, "FIXED_WINDOW", Algorithm.FIXED_WINDOW, 1, IDENTITIES);
+				measure(rows, redis, pipeline, "SLIDING_WINDOW_COUNTER", Algorithm.SLIDING_WINDOW_COUNTER, 1,
+						IDENTITIES);
+				measure(rows, redis, pipeline, "SLIDING_WINDOW_LOG, 1 entry", Algorithm.SLIDING_WINDOW_LOG, 1,
+						IDENTITIES);
+				measure(rows, redis, pipeline, "SLIDING_WINDOW_LOG, 10 entries", Algorithm.SLIDING_WINDOW_LOG, 10,
+						IDENTITIES);
+				measure(rows, redis, pipeline, "SLIDING_WINDOW_LOG, 100 entries", Algorithm.SLIDING_WINDOW_LOG, 100,
+						Math.max(1, IDENTITIES / 100));
+				measure(rows, redis, pipeline, "SLIDING_WINDOW_LOG, 200 entries", Algorithm.SLIDING_WINDOW_LOG, 200,
+						Math.max(1, IDENTITIES / 100));
 				redis.flushall();
 				StringBuilder table = new StringBuilder();
 				table.append("Redis ")
 					.append(version)
-					.append(", keys like `")
+					.append(", layout ")
+					.append(LAYOUT)
+					.append(", token bucket keys like `")
 					.append(key(limit(Algorithm.TOKEN_BUCKET, 1), 0))
 					.append("`\n\n");
 				table.append("| algorithm | identities | keys per identity | encoding | MEMORY USAGE per identity (B) "
@@ -115,6 +129,15 @@ class RedisMemoryMeasurement {
 			finally {
 				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 			}
+		}
+	}
+
+	/** Adds the row of a measurement unless {@link #ROWS} leaves it out. */
+	private static void measure(List<String> rows, RedisCommands<String, String> redis,
+			StatefulRedisConnection<String, String> pipeline, String label, Algorithm algorithm, int entries,
+			int identities) {
+		if (ROWS.matcher(label).find()) {
+			rows.add(row(redis, pipeline, label, algorithm, entries, identities));
 		}
 	}
 
@@ -142,29 +165,44 @@ class RedisMemoryMeasurement {
 		}
 		long after = Long.parseLong(info(redis, "memory", "used_memory"));
 		System.out.printf("%s: %,d identities in %,d ms%n", label, identities, (System.nanoTime() - started) / 1_000_000);
-		int keysPerIdentity = AlgorithmSpec.of(algorithm).redisKeySuffixes().size();
-		assertThat(redis.dbsize()).isEqualTo((long) identities * keysPerIdentity);
+		List<String> encodings = keys(limit, 0).stream().map(redis::objectEncoding).toList();
+		double keysPerIdentity = (double) redis.dbsize() / identities;
+		if (KEYS.field(new Acquisition(limit, identity(0), 1)) != null) {
+			// buckets share hashes: every hash's usage, over the identities
+			long used = 0;
+			for (String key : redis.keys("*")) {
+				used += memoryUsage(redis, key);
+			}
+			return String.format("| %s | %,d | %.3f | %s | %,.0f | %,.0f |", label, identities, keysPerIdentity,
+					String.join(", ", encodings), (double) used / identities, (double) (after - before) / identities);
+		}
+		assertThat(redis.dbsize())
+			.isEqualTo((long) identities * AlgorithmSpec.of(algorithm).redisKeySuffixes().size());
 		Random random = new Random(42);
 		long sampled = 0;
 		int samples = Math.min(SAMPLE, identities);
 		for (int s = 0; s < samples; s++) {
 			for (String key : keys(limit, random.nextInt(identities))) {
-				// SAMPLES 0: every element of a large sorted set, not an estimate
-				sampled += redis.dispatch(CommandType.MEMORY, new IntegerOutput<>(StringCodec.UTF8),
-						new CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
+				sampled += memoryUsage(redis, key);
 			}
 		}
-		List<String> encodings = keys(limit, 0).stream().map(redis::objectEncoding).toList();
-		return String.format("| %s | %,d | %d | %s | %,.0f | %,.0f |", label, identities, keysPerIdentity,
+		return String.format("| %s | %,d | %.0f | %s | %,.0f | %,.0f |", label, identities, keysPerIdentity,
 				String.join(", ", encodings), (double) sampled / samples, (double) (after - before) / identities);
+	}
+
+	/** {@code MEMORY USAGE}, with SAMPLES 0: every element of a large sorted set or hash, not an estimate. */
+	private static long memoryUsage(RedisCommands<String, String> redis, String key) {
+		return redis.dispatch(CommandType.MEMORY, new IntegerOutput<>(StringCodec.UTF8),
+				new CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
 	}
 
 	private static RedisFuture<List<Object>> acquire(RedisAsyncCommands<String, String> redis, RateLimit limit,
 			int identity, long now) {
 		AlgorithmSpec spec = AlgorithmSpec.of(limit.algorithm());
+		String field = KEYS.field(new Acquisition(limit, identity(identity), 1));
 		return redis.evalsha(SCRIPT.getSha1(), ScriptOutputType.MULTI, keys(limit, identity).toArray(new String[0]),
 				Long.toString(now), "acquire", "1", spec.redisCode(), Long.toString(limit.capacity()),
-				Long.toString(spec.redisParameter(limit)), "1");
+				Long.toString(spec.redisParameter(limit)), "1", (field != null) ? field : "");
 	}
 
 	/** 100 (or more) per day: every key's real TTL outlasts the measurement. */
@@ -177,10 +215,14 @@ class RedisMemoryMeasurement {
 		return AlgorithmSpec.of(limit.algorithm()).redisKeySuffixes().stream().map((suffix) -> key + suffix).toList();
 	}
 
-	/** The store's key for an IPv4 identity numbered {@code i}. */
+	/** The store's key for the identity numbered {@code i}. */
 	private static String key(RateLimit limit, int i) {
-		String identity = "ip:10." + ((i >> 16) & 0xff) + "." + ((i >> 8) & 0xff) + "." + (i & 0xff);
-		return KEYS.key(new Acquisition(limit, identity, 1));
+		return KEYS.key(new Acquisition(limit, identity(i), 1));
+	}
+
+	/** An IPv4 identity, numbered. */
+	private static String identity(int i) {
+		return "ip:10." + ((i >> 16) & 0xff) + "." + ((i >> 8) & 0xff) + "." + (i & 0xff);
 	}
 
 	private static String info(RedisCommands<String, String> redis, String section, String field) {

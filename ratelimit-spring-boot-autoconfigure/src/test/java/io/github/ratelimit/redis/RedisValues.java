@@ -25,6 +25,22 @@ final class RedisValues {
 	static String value(StringRedisTemplate redis, String key) {
 		byte[] raw = redis.execute((RedisCallback<byte[]>) (connection) -> connection.stringCommands()
 			.get(key.getBytes(StandardCharsets.UTF_8)));
+		return format(raw);
+	}
+
+	/**
+	 * A hash field's value, read as {@link #value} reads a key's.
+	 * @param redis the connection
+	 * @param key the hash
+	 * @param field the field
+	 * @return the value, or {@code null} when the field holds nothing
+	 */
+	static String field(StringRedisTemplate redis, String key, String field) {
+		return format(redis.execute((RedisCallback<byte[]>) (connection) -> connection.hashCommands()
+			.hGet(key.getBytes(StandardCharsets.UTF_8), field.getBytes(StandardCharsets.UTF_8))));
+	}
+
+	private static String format(byte[] raw) {
 		if (raw == null) {
 			return null;
 		}

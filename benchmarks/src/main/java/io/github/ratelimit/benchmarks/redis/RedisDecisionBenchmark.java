@@ -298,7 +298,7 @@ public final class RedisDecisionBenchmark {
 		String key = new RedisRateLimitStore(new LettuceConnectionFactory(), RedisDeciders.KEY_PREFIX)
 			.key(new Acquisition(limit, IDENTITY, 1));
 		return List.of("EVALSHA", sha, "1", key, "", "acquire", "1", "tb", Long.toString(limit.capacity()),
-				Long.toString(limit.emissionIntervalMicros()), "1");
+				Long.toString(limit.emissionIntervalMicros()), "1", "");
 	}
 
 	/**
