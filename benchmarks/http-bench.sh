@@ -17,6 +17,11 @@
 # side rather than in runs minutes apart.
 # LOCAL_FIRST=1 adds an instance "local-first": the Redis store in local-first mode
 # (ratelimit.redis.mode=local-first, default sync interval) on the same redis-server.
+# TWIN=1 adds a mode "twin": the in-memory instance's unlimited twin of the endpoint,
+# GET /api/search/products?q=cable (the same handler; the route then limits /api/search
+# alone), measured in the same rounds on the same process, so that the limited and the
+# unlimited handler are compared in one JVM, with one JIT's compiled code, rather than
+# across two launches that compile differently; the summary adds memory ÷ twin.
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
@@ -76,13 +81,16 @@ PIDS+=($!)
 
 # The sample's routes, replaced whole by this one (a list is bound from one property
 # source, so its per-ip route on /** is left out too), with a capacity no benchmark reaches.
-ROUTE=(--ratelimit.routes[0].path=/api/search/** --ratelimit.routes[0].methods=GET
+ROUTE_PATH=/api/search/**
+[[ "${TWIN:-0}" == 1 ]] && ROUTE_PATH=/api/search
+ROUTE=(--ratelimit.routes[0].path=$ROUTE_PATH --ratelimit.routes[0].methods=GET
   --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
   --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)
 declare -A PORTS
 declare -A APP_PID
 declare -A ARGS
 declare -A JARS
+declare -A ENDPOINTS
 ARGS[off]="--ratelimit.enabled=false"
 ARGS[memory]="--ratelimit.store=memory ${ROUTE[*]}"
 ARGS[redis]="--spring.profiles.active=redis --spring.data.redis.host=127.0.0.1 --spring.data.redis.port=$REDIS_PORT ${ROUTE[*]}"
@@ -106,6 +114,7 @@ if [[ -n "${BEFORE_JAR:-}" ]]; then
 fi
 
 for mode in "${MODES[@]}"; do
+  ENDPOINTS[$mode]=$ENDPOINT
   PORTS[$mode]=$(free_port)
   # shellcheck disable=SC2086
   "${APP_PIN[@]}" java $JAVA_OPTS -jar "${JARS[$mode]}" --server.port="${PORTS[$mode]}" --server.address=127.0.0.1 ${ARGS[$mode]} \
@@ -128,6 +137,15 @@ for mode in "${MODES[@]}"; do
   echo "# $mode: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" | grep -ci '^ratelimit') RateLimit headers"
 done
 
+if [[ "${TWIN:-0}" == 1 ]]; then
+  # not a process of its own: the memory instance, on the unlimited twin of the endpoint
+  PORTS[twin]=${PORTS[memory]}
+  APP_PID[twin]=${APP_PID[memory]}
+  ENDPOINTS[twin]="/api/search/products?q=cable"
+  echo "# twin: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[twin]}${ENDPOINTS[twin]}" | grep -ci '^ratelimit') RateLimit headers"
+  MODES+=(twin)
+fi
+
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "# $(java -version 2>&1 | head -1), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), JAVA_OPTS=$JAVA_OPTS"
 echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, warm-up $WARMUP per instance, sample $SAMPLE," \
@@ -135,7 +153,7 @@ echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, warm-up $WARMUP per
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for mode in "${MODES[@]}"; do
-  "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" > /dev/null
+  "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "http://127.0.0.1:${PORTS[$mode]}${ENDPOINTS[$mode]}" > /dev/null
 done
 
 # wrk prints latencies with units (us, ms, s); convert them to microseconds
@@ -156,7 +174,7 @@ order=("${MODES[@]}")
 for round in $(seq 1 "$ROUNDS"); do
   for mode in "${order[@]}"; do
     before=$(cpu_ticks "${APP_PID[$mode]}")
-    out=$("${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")
+    out=$("${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:${PORTS[$mode]}${ENDPOINTS[$mode]}")
     after=$(cpu_ticks "${APP_PID[$mode]}")
     requests=$(awk '/requests in/ { print $1 }' <<< "$out")
     cpu=$(awk -v t=$((after - before)) -v n="$requests" -v u="$TICK_MICROS" 'BEGIN { printf "%.1f", t * u / n }')
@@ -179,9 +197,10 @@ echo
 echo "| mode | requests/s median (min–max) | p50 µs | p90 µs | p99 µs median (min–max)" \
   "| throughput vs off (median of rounds) | app CPU µs/request median (min–max) | CPU/request vs off (median of rounds) |"
 echo "|---|---|---|---|---|---|---|---|"
-# the median over rounds of a column's value for a mode divided by off's in the same round
+# the median over rounds of a column's value for a mode divided by a base mode's (off
+# unless given) in the same round
 paired() {
-  awk -v m="$1" -v c="$2" '$2 == "off" { off[$1] = $c } $2 == m { own[$1] = $c }
+  awk -v m="$1" -v c="$2" -v b="${3:-off}" '$2 == b { off[$1] = $c } $2 == m { own[$1] = $c }
     END { for (r in own) printf "%.4f\n", own[r] / off[r] }' "$RESULTS" | median
 }
 for mode in "${MODES[@]}"; do
@@ -193,3 +212,8 @@ for mode in "${MODES[@]}"; do
     "| $(awk '{ print $6 }' <<< "$rows" | median) ($(awk '{ print $6 }' <<< "$rows" | spread)) | $ratio" \
     "| $(awk '{ print $7 }' <<< "$rows" | median) ($(awk '{ print $7 }' <<< "$rows" | spread)) | $cpu_ratio |"
 done
+if [[ "${TWIN:-0}" == 1 ]]; then
+  echo
+  echo "memory ÷ twin, the limited handler against its unlimited twin in the same process (median of rounds):" \
+    "CPU per request $(paired memory 7 twin), throughput $(paired memory 3 twin)"
+fi

@@ -131,6 +131,22 @@ class RedisHashPerSlotStoreTests extends RateLimitStoreContractTest {
 	}
 
 	@Test
+	void aHashUnderAFloodOfNewIdentitiesHoldsAboutItsLiveBuckets() {
+		// a bucket matters for a second after its request; a new identity every 20 ms: 50 live
+		RateLimit limit = RateLimit.of("flood", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1));
+		List<String> identities = identitiesInOneSlot(600);
+		String key = store().key(new Acquisition(limit, identities.get(0), 1));
+		long most = 0;
+		for (String identity : identities) {
+			assertThat(store().tryAcquire(List.of(new Acquisition(limit, identity, 1))).allowed()).isTrue();
+			most = Math.max(most, redis().opsForHash().size(key));
+			clock().advance(Duration.ofMillis(20));
+		}
+		// without pruning it would hold all 600; sampling keeps it near one and a half times the live 50
+		assertThat(most).isBetween(50L, 150L);
+	}
+
+	@Test
 	void resetDeletesOnlyItsIdentitysBucket() {
 		RateLimit limit = RateLimit.of("reset", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
 		List<String> identities = identitiesInOneSlot(2);

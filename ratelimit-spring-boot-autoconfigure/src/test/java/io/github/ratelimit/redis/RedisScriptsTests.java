@@ -64,7 +64,7 @@ class RedisScriptsTests {
 		@SuppressWarnings("unchecked")
 		List<Object> reply = redisConnection.template()
 			.execute(RedisScripts.acquire(List.of(leaky)), List.of("scripts:{alice}:lb"), "", "acquire", "1", "lb",
-					"5", "1000000", "1");
+					"5", "1000000", "1", "");
 		// remaining 4, the next place free in one interval, no delay
 		assertThat(reply.subList(1, 4)).containsExactly(4L, 1_000_000L, 0L);
 		assertThat(RedisScripts.acquire(AlgorithmSpec.all()).getSha1()).isEqualTo(RedisScripts.acquire().getSha1());

@@ -8,12 +8,13 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Search has no annotation: {@code ratelimit.routes} limits it per client IP, in a web
- * filter that runs before Spring Security.
+ * filter that runs before Spring Security. Mapped twice, as in the servlet sample, so that
+ * a benchmark can limit one path and compare it with its unlimited twin.
  */
 @RestController
 class SearchController {
 
-	@GetMapping("/api/search")
+	@GetMapping({ "/api/search", "/api/search/products" })
 	Flux<String> search(@RequestParam(defaultValue = "") String q) {
 		return Flux.just("result for " + q);
 	}
