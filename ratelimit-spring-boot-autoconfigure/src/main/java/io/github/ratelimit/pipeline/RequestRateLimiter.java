@@ -222,7 +222,13 @@ public final class RequestRateLimiter {
 		long left = (maxWaitMicros > 0) ? Math.max(0, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime())) : 0;
 		// watched before deciding, so that a release right after the rejection is not missed
 		ReleaseWait release = (maxWaitMicros > 0) ? this.limiter.watchReleases(acquisitions) : null;
-		return this.limiter.acquireAsync(acquisitions, left).handle((result, failure) -> {
+		CompletableFuture<RateLimitResult> decided = this.limiter.acquireAsync(acquisitions, left)
+			.toCompletableFuture();
+		if (release == null && decided.isDone() && !decided.isCompletedExceptionally()) {
+			// decided on the calling thread (the in-memory store) and no wait to retry in
+			return CompletableFuture.completedFuture(verdict(acquisitions, decided.join(), state, true));
+		}
+		return decided.handle((result, failure) -> {
 			long retryAfter = (failure == null) ? retryAfterMicros(result) : 0;
 			boolean retrying = failure == null && !result.allowed() && retryAfter > 0 && retryAfter <= left
 					&& !state.abandoned();

@@ -125,11 +125,7 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 		if (acquisitions.isEmpty()) {
 			return chain.filter(exchange);
 		}
-		long wait = maxWaitMicros;
-		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(acquisitions, state, wait))
-			// a client gone while the request waited keeps nothing a later decision would grant
-			.doOnCancel(() -> this.limiter.abandon(state))
-			.flatMap((verdict) -> RateLimitWebFilter.apply(exchange, verdict, state, this.limiter, chain));
+		return RateLimitWebFilter.decide(exchange, acquisitions, state, maxWaitMicros, this.limiter, chain);
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package io.github.ratelimit.webflux;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -56,10 +57,25 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		if (now.isEmpty()) {
 			return chain.filter(exchange);
 		}
-		return Mono.fromCompletionStage(() -> this.limiter.decideAsync(now, state, 0))
-			// a client gone before the decision arrived keeps nothing it would grant
-			.doOnCancel(() -> this.limiter.abandon(state))
-			.flatMap((verdict) -> apply(exchange, verdict, state, this.limiter, chain));
+		// the chain runs a filter when the exchange subscribes to it: the store is asked then
+		return decide(exchange, now, state, 0, this.limiter, chain);
+	}
+
+	/**
+	 * Decides a stage and carries out its verdict. A store that decided on the calling
+	 * thread (in memory) is answered at once, without operators to wait for it.
+	 */
+	static Mono<Void> decide(ServerWebExchange exchange, List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, RequestRateLimiter limiter, WebFilterChain chain) {
+		CompletableFuture<Verdict> decided = limiter.decideAsync(acquisitions, state, maxWaitMicros)
+			.toCompletableFuture();
+		if (decided.isDone() && !decided.isCompletedExceptionally()) {
+			return apply(exchange, decided.join(), state, limiter, chain);
+		}
+		return Mono.fromCompletionStage(decided)
+			// a client gone before the decision arrived keeps nothing a later decision would grant
+			.doOnCancel(() -> limiter.abandon(state))
+			.flatMap((verdict) -> apply(exchange, verdict, state, limiter, chain));
 	}
 
 	/**

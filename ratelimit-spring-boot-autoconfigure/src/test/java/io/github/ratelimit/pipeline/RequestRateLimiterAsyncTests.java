@@ -3,19 +3,13 @@ package io.github.ratelimit.pipeline;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
-import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.BucketSnapshot;
 import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
 
@@ -86,72 +80,27 @@ class RequestRateLimiterAsyncTests {
 		assertThat(this.store.inspect(ROUTE, "client").remaining()).isEqualTo(10);
 	}
 
+	@Test
+	void aStageTheStoreDecidedOnTheCallingThreadIsAnsweredAtOnce() {
+		CompletableFuture<Verdict> decided = this.limiter
+			.decideAsync(List.of(new Acquisition(ROUTE, "client", 1)), new RequestLimits(), 0)
+			.toCompletableFuture();
+		assertThat(decided).isCompleted();
+		assertThat(decided.join().proceeds()).isTrue();
+
+		this.store.holdDecisionsUntil(new CompletableFuture<>());
+		CompletableFuture<Verdict> pending = this.limiter
+			.decideAsync(List.of(new Acquisition(ROUTE, "client", 1)), new RequestLimits(), 0)
+			.toCompletableFuture();
+		assertThat(pending).isNotDone();
+	}
+
 	private void admit(List<Acquisition> acquisitions, RequestLimits state) {
 		assertThat(decide(acquisitions, state).proceeds()).isTrue();
 	}
 
 	private Verdict decide(List<Acquisition> acquisitions, RequestLimits state) {
 		return this.limiter.decideAsync(acquisitions, state, 0).toCompletableFuture().join();
-	}
-
-	/**
-	 * Answers every asynchronous call already completed, so continuations run on the
-	 * calling thread, and fails every blocking refund.
-	 */
-	private static final class AsyncOnlyStore implements RateLimitStore {
-
-		private final InMemoryRateLimitStore delegate;
-
-		private final AtomicInteger asyncRefunds = new AtomicInteger();
-
-		private RateLimit unavailable;
-
-		/** When set, asynchronous decisions are made once it completes. */
-		private CompletableFuture<Void> gate;
-
-		AsyncOnlyStore(InMemoryRateLimitStore delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
-			if (this.unavailable != null && acquisitions.get(0).limit().equals(this.unavailable)) {
-				throw new RateLimitUnavailableException(List.of(this.unavailable.name()), Duration.ofSeconds(1),
-						new IllegalStateException("down"));
-			}
-			return this.delegate.tryAcquire(acquisitions, maxDelayMicros);
-		}
-
-		@Override
-		public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions, long maxDelayMicros) {
-			if (this.gate == null) {
-				try {
-					return CompletableFuture.completedFuture(tryAcquire(acquisitions, maxDelayMicros));
-				}
-				catch (RuntimeException ex) {
-					return CompletableFuture.failedFuture(ex);
-				}
-			}
-			return this.gate.thenApply((opened) -> tryAcquire(acquisitions, maxDelayMicros));
-		}
-
-		@Override
-		public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-			throw new AssertionError("a blocking refund on the asynchronous path");
-		}
-
-		@Override
-		public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
-			this.asyncRefunds.incrementAndGet();
-			this.delegate.refund(acquisitions, decided);
-			return CompletableFuture.completedFuture(null);
-		}
-
-		@Override
-		public BucketSnapshot inspect(RateLimit limit, String identity) {
-			return this.delegate.inspect(limit, identity);
-		}
-
 	}
 
 }

@@ -1,0 +1,95 @@
+package io.github.ratelimit.webflux;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
+import org.springframework.web.server.WebFilterChain;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.pipeline.AsyncOnlyStore;
+import io.github.ratelimit.pipeline.HeaderStyle;
+import io.github.ratelimit.pipeline.RateLimitResponses;
+import io.github.ratelimit.pipeline.RequestLimits;
+import io.github.ratelimit.pipeline.RequestRateLimiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A reactive stage decided on the calling thread (the in-memory store) is carried out at
+ * once; one the store still decides is carried out when its answer arrives.
+ */
+class RateLimitWebFilterDecideTests {
+
+	private static final RateLimit SEARCH = RateLimit.of("search", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+
+	private final AsyncOnlyStore store = new AsyncOnlyStore(new InMemoryRateLimitStore());
+
+	private final RequestRateLimiter limiter = new RequestRateLimiter(new RateLimiter(this.store), null,
+			new RateLimitResponses(HeaderStyle.IETF), List.of(), null);
+
+	private final AtomicInteger chained = new AtomicInteger();
+
+	private final WebFilterChain chain = (exchange) -> {
+		this.chained.incrementAndGet();
+		return Mono.empty();
+	};
+
+	@Test
+	void aStageDecidedInMemoryGoesOnBeforeAnythingWaits() {
+		MockServerWebExchange exchange = exchange();
+
+		Mono<Void> answered = decide(exchange);
+
+		assertThat(this.chained).hasValue(1);
+		answered.block(Duration.ofSeconds(5));
+		assertThat(advertised(exchange)).startsWith("\"search\";r=0;t=");
+
+		MockServerWebExchange rejected = exchange();
+		decide(rejected).block(Duration.ofSeconds(5));
+		assertThat(this.chained).as("the rejected request goes no further").hasValue(1);
+		assertThat(rejected.getResponse().getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
+	void aStageTheStoreStillDecidesGoesOnWhenItsAnswerArrives() {
+		CompletableFuture<Void> reply = new CompletableFuture<>();
+		this.store.holdDecisionsUntil(reply);
+		MockServerWebExchange exchange = exchange();
+
+		Mono<Void> answered = decide(exchange);
+
+		assertThat(this.chained).hasValue(0);
+		reply.complete(null);
+		answered.block(Duration.ofSeconds(5));
+		assertThat(this.chained).hasValue(1);
+		assertThat(advertised(exchange)).startsWith("\"search\";r=0;t=");
+	}
+
+	private Mono<Void> decide(MockServerWebExchange exchange) {
+		return RateLimitWebFilter.decide(exchange, List.of(new Acquisition(SEARCH, "client", 1)), new RequestLimits(),
+				0, this.limiter, this.chain);
+	}
+
+	/** The {@code RateLimit} header, set as the response commits. */
+	private static String advertised(MockServerWebExchange exchange) {
+		exchange.getResponse().setComplete().block(Duration.ofSeconds(5));
+		return exchange.getResponse().getHeaders().getFirst("RateLimit");
+	}
+
+	private static MockServerWebExchange exchange() {
+		return MockServerWebExchange.from(MockServerHttpRequest.get("/search"));
+	}
+
+}
