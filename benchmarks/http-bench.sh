@@ -22,6 +22,9 @@
 # alone), measured in the same rounds on the same process, so that the limited and the
 # unlimited handler are compared in one JVM, with one JIT's compiled code, rather than
 # across two launches that compile differently; the summary adds memory ÷ twin.
+# INSTANCES (off memory redis) chooses which of the three instances run; with TWIN=1,
+# INSTANCES=memory measures the limited handler and its twin alone, so that more rounds fit
+# in the same time (ratios against off are then left out).
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
@@ -94,8 +97,12 @@ declare -A ENDPOINTS
 ARGS[off]="--ratelimit.enabled=false"
 ARGS[memory]="--ratelimit.store=memory ${ROUTE[*]}"
 ARGS[redis]="--spring.profiles.active=redis --spring.data.redis.host=127.0.0.1 --spring.data.redis.port=$REDIS_PORT ${ROUTE[*]}"
-MODES=(off memory redis)
+read -r -a MODES <<< "${INSTANCES:-off memory redis}"
 for mode in "${MODES[@]}"; do
+  if [[ -z "${ARGS[$mode]:-}" ]]; then
+    echo "INSTANCES lists off, memory and redis only: $mode" >&2
+    exit 1
+  fi
   JARS[$mode]=$JAR
 done
 if [[ "${LOCAL_FIRST:-0}" == 1 ]]; then
@@ -110,7 +117,7 @@ if [[ -n "${BEFORE_JAR:-}" ]]; then
   fi
   ARGS[before]=${ARGS[memory]}
   JARS[before]=$BEFORE_JAR
-  MODES=(off memory before "${MODES[@]:2}")
+  MODES+=(before)
 fi
 
 for mode in "${MODES[@]}"; do
@@ -138,6 +145,10 @@ for mode in "${MODES[@]}"; do
 done
 
 if [[ "${TWIN:-0}" == 1 ]]; then
+  if [[ -z "${APP_PID[memory]:-}" ]]; then
+    echo "TWIN=1 needs the memory instance in INSTANCES" >&2
+    exit 1
+  fi
   # not a process of its own: the memory instance, on the unlimited twin of the endpoint
   PORTS[twin]=${PORTS[memory]}
   APP_PID[twin]=${APP_PID[memory]}
@@ -199,9 +210,18 @@ echo "| mode | requests/s median (min–max) | p50 µs | p90 µs | p99 µs media
 echo "|---|---|---|---|---|---|---|---|"
 # the median over rounds of a column's value for a mode divided by a base mode's (off
 # unless given) in the same round
-paired() {
+ratios() {
   awk -v m="$1" -v c="$2" -v b="${3:-off}" '$2 == b { off[$1] = $c } $2 == m { own[$1] = $c }
-    END { for (r in own) printf "%.4f\n", own[r] / off[r] }' "$RESULTS" | median
+    END { for (r in own) if (r in off) printf "%.4f\n", own[r] / off[r] }' "$RESULTS"
+}
+paired() {
+  local values
+  values=$(ratios "$@")
+  if [[ -z "$values" ]]; then
+    echo "–"
+  else
+    median <<< "$values"
+  fi
 }
 for mode in "${MODES[@]}"; do
   rows=$(awk -v m="$mode" '$2 == m' "$RESULTS")
@@ -213,7 +233,9 @@ for mode in "${MODES[@]}"; do
     "| $(awk '{ print $7 }' <<< "$rows" | median) ($(awk '{ print $7 }' <<< "$rows" | spread)) | $cpu_ratio |"
 done
 if [[ "${TWIN:-0}" == 1 ]]; then
+  twin_ratios=$(ratios memory 7 twin)
   echo
   echo "memory ÷ twin, the limited handler against its unlimited twin in the same process (median of rounds):" \
-    "CPU per request $(paired memory 7 twin), throughput $(paired memory 3 twin)"
+    "CPU per request $(median <<< "$twin_ratios") (rounds $(spread <<< "$twin_ratios"), above 1 in" \
+    "$(awk '$1 > 1' <<< "$twin_ratios" | wc -l) of $(wc -l <<< "$twin_ratios")), throughput $(paired memory 3 twin)"
 fi

@@ -8,6 +8,8 @@
 #   ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests
 # Arguments are passed to the harness, for example:
 #   benchmarks/redis-bench.sh --rounds 5 --seconds 10 --callers 1,8,64
+# JAVA_OPTS are passed to the harness's JVM; Lettuce uses Netty's epoll transport, which
+# the benchmarks jar carries, unless JAVA_OPTS=-Dio.lettuce.core.epoll=false asks for NIO.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -24,5 +26,6 @@ start_redis
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "# $(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f1-3)"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-java -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark --port "$PORT" "$@"
+# shellcheck disable=SC2086
+java ${JAVA_OPTS:-} -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark --port "$PORT" "$@"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -25,6 +25,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
+import io.lettuce.core.resource.EpollProvider;
 import org.HdrHistogram.Histogram;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -130,10 +131,11 @@ public final class RedisDecisionBenchmark {
 			for (int i = 0; i < identities; i++) {
 				ids[i] = "user-" + i;
 			}
-			System.out.printf(Locale.ROOT, "# redis %s, %d cores, %s %s, %ds per run after %ds warm-up%n",
+			System.out.printf(Locale.ROOT, "# redis %s, %d cores, %s %s, Lettuce on %s, %ds per run after %ds warm-up%n",
 					admin.info("server").lines().filter((l) -> l.startsWith("redis_version:")).findFirst().orElse("?"),
 					Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name"),
-					System.getProperty("java.version"), measure.toSeconds(), warmup.toSeconds());
+					System.getProperty("java.version"), EpollProvider.isAvailable() ? "epoll" : "NIO",
+					measure.toSeconds(), warmup.toSeconds());
 			for (Map.Entry<String, Decider> limiter : limiters.entrySet()) {
 				// JIT and connection warm-up, not measured
 				run(limiter.getValue(), "many", 8, ids, Duration.ofSeconds(5));
