@@ -16,14 +16,10 @@ import io.github.ratelimit.pipeline.RequestRateLimiter;
 
 /**
  * The reactive side of what the pipeline answers: the request state as an exchange
- * attribute, headers set when the response commits, problem responses written as the
+ * attribute, headers set as each stage admits the request, problem responses written as the
  * body.
  */
 final class ReactiveResponses {
-
-	private static final String ADVERTISED = ReactiveResponses.class.getName() + ".advertised";
-
-	private static final String ANSWERED = ReactiveResponses.class.getName() + ".answered";
 
 	private ReactiveResponses() {
 	}
@@ -40,27 +36,19 @@ final class ReactiveResponses {
 	}
 
 	/**
-	 * Sets the rate limit headers of every stage decided for the exchange when the
-	 * response commits, so that later stages are advertised too. Registered once.
+	 * Sets the rate limit headers of every stage decided for the exchange so far, as each
+	 * stage admits it: a later stage sets them again with its own decisions added, a
+	 * problem response replaces them with its own, and the handler runs after them, so
+	 * what it sets wins. Set at once rather than as the response commits, which would
+	 * give every limited response a commit action to run.
 	 */
 	static void advertise(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter) {
-		if (exchange.getAttributes().putIfAbsent(ADVERTISED, Boolean.TRUE) != null) {
+		ServerHttpResponse response = exchange.getResponse();
+		if (response.isCommitted()) {
 			return;
 		}
-		ServerHttpResponse response = exchange.getResponse();
-		response.beforeCommit(() -> {
-			if (exchange.getAttributes().containsKey(ANSWERED)) {
-				// a problem response carries its own headers
-				return Mono.empty();
-			}
-			HttpHeaders headers = response.getHeaders();
-			limiter.headers(state, (name, value) -> {
-				if (!headers.containsHeader(name)) {
-					headers.set(name, value);
-				}
-			});
-			return Mono.empty();
-		});
+		HttpHeaders headers = response.getHeaders();
+		limiter.headers(state, headers::set);
 	}
 
 	/** Writes a problem response as the exchange's answer. */
@@ -69,7 +57,6 @@ final class ReactiveResponses {
 		if (response.isCommitted()) {
 			return Mono.empty();
 		}
-		exchange.getAttributes().put(ANSWERED, Boolean.TRUE);
 		response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
 		HttpHeaders headers = response.getHeaders();
 		for (Map.Entry<String, String> header : problem.headers().entrySet()) {
