@@ -1,13 +1,8 @@
 package io.github.ratelimit.benchmarks.pipeline;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,29 +18,14 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.WebFilterChain;
-import org.springframework.web.util.pattern.PathPatternParser;
 
-import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.KeySource;
-import io.github.ratelimit.core.LimitDefinition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.metrics.RateLimitMetrics;
-import io.github.ratelimit.pipeline.ClientIpResolver;
-import io.github.ratelimit.pipeline.HeaderStyle;
-import io.github.ratelimit.pipeline.RateLimitResponses;
-import io.github.ratelimit.pipeline.RequestIdentityResolver;
-import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.pipeline.RouteLimit;
 import io.github.ratelimit.webflux.RateLimitWebFilter;
 
 /**
  * The reactive route filter on one exchange, without a server: the limited endpoint of
  * the HTTP benchmark (one IP-keyed sliding-window-counter route limit on
- * {@code /api/search}, in memory, counted in Micrometer, admitted, its headers written as
- * the response commits) against its unlimited twin ({@code /api/search/products}, which
+ * {@code /api/search}, in memory, counted in Micrometer, admitted, its headers set before
+ * the chain runs) against its unlimited twin ({@code /api/search/products}, which
  * the filter matches against the route and passes on). Both build the same mock exchange
  * and commit its response, so the difference between them is what the limit adds to a
  * reactive request (docs/benchmarks.md, section 3).
@@ -66,17 +46,8 @@ public class ReactiveFilterBenchmark {
 
 	@Setup
 	public void setUp() {
-		RateLimit limit = RateLimit.of("GET /api/search", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000L,
-				Duration.ofSeconds(1));
-		LimitDefinition definition = new LimitDefinition(limit, 1, List.of(KeySource.IP), null);
-		RouteLimit route = new RouteLimit(new PathPatternParser().parse("/api/search"), Set.of("GET"), definition);
-		InMemoryRateLimitStore store = new InMemoryRateLimitStore(RateLimitClock.system(), 100_000);
-		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
-				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
-		RequestRateLimiter limiter = new RequestRateLimiter(
-				new RateLimiter(store, new RateLimitMetrics(new SimpleMeterRegistry(), () -> store)), identities,
-				new RateLimitResponses(HeaderStyle.IETF), List.of(route), null);
-		this.filter = new RateLimitWebFilter(limiter, RateLimitWebFilter.DEFAULT_ORDER);
+		this.filter = new RateLimitWebFilter(SearchRouteLimiter.create("/api/search", true),
+				RateLimitWebFilter.DEFAULT_ORDER);
 		// the premise: the limited exchange is decided and advertised, its twin is not
 		if (limited().getFirst("RateLimit") == null || unlimitedTwin().getFirst("RateLimit") != null) {
 			throw new IllegalStateException("the limited exchange must be advertised and its twin not");

@@ -2,11 +2,8 @@ package io.github.ratelimit.benchmarks.pipeline;
 
 import java.security.Principal;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,26 +17,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
-import org.springframework.web.util.pattern.PathPatternParser;
-
-import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitRequest;
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.LimitDefinition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.metrics.RateLimitMetrics;
-import io.github.ratelimit.pipeline.ClientIpResolver;
-import io.github.ratelimit.pipeline.HeaderStyle;
-import io.github.ratelimit.pipeline.RateLimitResponses;
-import io.github.ratelimit.pipeline.RequestIdentityResolver;
 import io.github.ratelimit.pipeline.RequestLimits;
 import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.pipeline.RouteLimit;
 import io.github.ratelimit.pipeline.Verdict;
 
 /**
@@ -67,17 +48,7 @@ public class RequestPipelineBenchmark {
 
 	@Setup
 	public void setUp() {
-		RateLimit limit = RateLimit.of("GET /api/search/**", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000L,
-				java.time.Duration.ofSeconds(1));
-		LimitDefinition definition = new LimitDefinition(limit, 1, List.of(KeySource.IP), null);
-		RouteLimit route = new RouteLimit(new PathPatternParser().parse("/api/search/**"), Set.of("GET"), definition);
-		InMemoryRateLimitStore store = new InMemoryRateLimitStore(RateLimitClock.system(), 100_000);
-		RateLimitObserver observer = this.metrics ? new RateLimitMetrics(new SimpleMeterRegistry(), () -> store)
-				: RateLimitObserver.NONE;
-		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
-				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
-		this.pipeline = new RequestRateLimiter(new RateLimiter(store, observer), identities,
-				new RateLimitResponses(HeaderStyle.IETF), List.of(route), null);
+		this.pipeline = SearchRouteLimiter.create("/api/search/**", this.metrics);
 	}
 
 	@Benchmark
