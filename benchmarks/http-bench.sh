@@ -98,13 +98,21 @@ ARGS[off]="--ratelimit.enabled=false"
 ARGS[memory]="--ratelimit.store=memory ${ROUTE[*]}"
 ARGS[redis]="--spring.profiles.active=redis --spring.data.redis.host=127.0.0.1 --spring.data.redis.port=$REDIS_PORT ${ROUTE[*]}"
 read -r -a MODES <<< "${INSTANCES:-off memory redis}"
+if [[ ${#MODES[@]} -eq 0 ]]; then
+  echo "INSTANCES names no instance" >&2
+  exit 1
+fi
 for mode in "${MODES[@]}"; do
-  if [[ -z "${ARGS[$mode]:-}" ]]; then
-    echo "INSTANCES lists off, memory and redis only: $mode" >&2
+  if [[ -z "${ARGS[$mode]:-}" || -n "${JARS[$mode]:-}" ]]; then
+    echo "INSTANCES lists off, memory and redis, each once: $mode" >&2
     exit 1
   fi
   JARS[$mode]=$JAR
 done
+if [[ "${TWIN:-0}" == 1 && -z "${JARS[memory]:-}" ]]; then
+  echo "TWIN=1 needs the memory instance in INSTANCES" >&2
+  exit 1
+fi
 if [[ "${LOCAL_FIRST:-0}" == 1 ]]; then
   ARGS[local-first]="${ARGS[redis]} --ratelimit.redis.mode=local-first"
   JARS[local-first]=$JAR
@@ -145,10 +153,6 @@ for mode in "${MODES[@]}"; do
 done
 
 if [[ "${TWIN:-0}" == 1 ]]; then
-  if [[ -z "${APP_PID[memory]:-}" ]]; then
-    echo "TWIN=1 needs the memory instance in INSTANCES" >&2
-    exit 1
-  fi
   # not a process of its own: the memory instance, on the unlimited twin of the endpoint
   PORTS[twin]=${PORTS[memory]}
   APP_PID[twin]=${APP_PID[memory]}
@@ -234,8 +238,13 @@ for mode in "${MODES[@]}"; do
 done
 if [[ "${TWIN:-0}" == 1 ]]; then
   twin_ratios=$(ratios memory 7 twin)
+  # the ranks of the round ratios that hold the median with 95% confidence (sign test)
+  interval=$(sort -g <<< "$twin_ratios" | awk '{ v[NR] = $1 } END { lo = int(NR / 2 - 0.98 * sqrt(NR));
+    hi = int(NR / 2 + 0.98 * sqrt(NR)); if (hi < NR / 2 + 0.98 * sqrt(NR)) hi++; if (lo < 1) lo = 1; if (hi > NR) hi = NR;
+    print v[lo] "–" v[hi] " (ranks " lo " and " hi " of " NR ")" }')
   echo
   echo "memory ÷ twin, the limited handler against its unlimited twin in the same process (median of rounds):" \
     "CPU per request $(median <<< "$twin_ratios") (rounds $(spread <<< "$twin_ratios"), above 1 in" \
-    "$(awk '$1 > 1' <<< "$twin_ratios" | wc -l) of $(wc -l <<< "$twin_ratios")), throughput $(paired memory 3 twin)"
+    "$(awk '$1 > 1' <<< "$twin_ratios" | wc -l) of $(wc -l <<< "$twin_ratios"); 95% interval of the median" \
+    "$interval), throughput $(paired memory 3 twin)"
 fi

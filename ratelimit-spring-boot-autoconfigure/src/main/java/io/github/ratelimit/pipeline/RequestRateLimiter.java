@@ -225,8 +225,12 @@ public final class RequestRateLimiter {
 		CompletableFuture<RateLimitResult> decided = this.limiter.acquireAsync(acquisitions, left)
 			.toCompletableFuture();
 		if (release == null && decided.isDone() && !decided.isCompletedExceptionally()) {
-			// decided on the calling thread (the in-memory store) and no wait to retry in
-			return CompletableFuture.completedFuture(verdict(acquisitions, decided.join(), state, true));
+			// decided on the calling thread (the in-memory store): answered at once unless a
+			// rejection may be tried again within the wait
+			RateLimitResult result = decided.join();
+			if (maxWaitMicros == 0 || result.allowed()) {
+				return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
+			}
 		}
 		return decided.handle((result, failure) -> {
 			long retryAfter = (failure == null) ? retryAfterMicros(result) : 0;

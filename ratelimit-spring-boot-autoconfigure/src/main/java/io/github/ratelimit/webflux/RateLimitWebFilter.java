@@ -70,7 +70,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		CompletableFuture<Verdict> decided = limiter.decideAsync(acquisitions, state, maxWaitMicros)
 			.toCompletableFuture();
 		if (decided.isDone() && !decided.isCompletedExceptionally()) {
-			return apply(exchange, decided.join(), state, limiter, chain);
+			// a client gone before the answer is written keeps nothing, as on the path below
+			return apply(exchange, decided.join(), state, limiter, chain).doOnCancel(() -> limiter.abandon(state));
 		}
 		return Mono.fromCompletionStage(decided)
 			// a client gone before the decision arrived keeps nothing a later decision would grant
@@ -125,6 +126,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	static Mono<Void> apply(ServerWebExchange exchange, Verdict verdict, RequestLimits state,
 			RequestRateLimiter limiter, WebFilterChain chain) {
 		if (!verdict.proceeds()) {
+			// what earlier stages advertised does not describe the answer: the problem says its own
+			ReactiveResponses.withdraw(exchange, state, limiter);
 			return ReactiveResponses.write(exchange, verdict.problem());
 		}
 		ReactiveResponses.advertise(exchange, state, limiter);

@@ -38,8 +38,8 @@ final class ReactiveResponses {
 	/**
 	 * Sets the rate limit headers of every stage decided for the exchange so far, as each
 	 * stage admits it: a later stage sets them again with its own decisions added, a
-	 * problem response replaces them with its own, and the handler runs after them, so
-	 * what it sets wins. Set at once rather than as the response commits, which would
+	 * problem response written here replaces them (see {@link #withdraw}), and the handler
+	 * runs after them, so what it sets wins. Set at once rather than as the response commits, which would
 	 * give every limited response a commit action to run.
 	 */
 	static void advertise(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter) {
@@ -49,6 +49,19 @@ final class ReactiveResponses {
 		}
 		HttpHeaders headers = response.getHeaders();
 		limiter.headers(state, headers::set);
+	}
+
+	/**
+	 * Removes the rate limit headers earlier stages set, before a problem response that
+	 * may carry none of its own (a {@code 503}).
+	 */
+	static void withdraw(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter) {
+		ServerHttpResponse response = exchange.getResponse();
+		if (response.isCommitted()) {
+			return;
+		}
+		HttpHeaders headers = response.getHeaders();
+		limiter.headers(state, (name, value) -> headers.remove(name));
 	}
 
 	/** Writes a problem response as the exchange's answer. */

@@ -47,6 +47,22 @@ public final class AsyncOnlyStore implements RateLimitStore {
 		this.gate = gate;
 	}
 
+	/**
+	 * Makes deciding a limit fail as a store that is down.
+	 * @param limit the limit whose decisions fail
+	 */
+	public void failDecisionsOf(RateLimit limit) {
+		this.unavailable = limit;
+	}
+
+	/**
+	 * How many asynchronous refunds the store was asked for.
+	 * @return the count
+	 */
+	public int asyncRefunds() {
+		return this.asyncRefunds.get();
+	}
+
 	@Override
 	public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
 		if (this.unavailable != null && acquisitions.get(0).limit().equals(this.unavailable)) {

@@ -3,6 +3,7 @@ package io.github.ratelimit.pipeline;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -81,18 +82,17 @@ class RequestRateLimiterAsyncTests {
 	}
 
 	@Test
-	void aStageTheStoreDecidedOnTheCallingThreadIsAnsweredAtOnce() {
-		CompletableFuture<Verdict> decided = this.limiter
-			.decideAsync(List.of(new Acquisition(ROUTE, "client", 1)), new RequestLimits(), 0)
-			.toCompletableFuture();
-		assertThat(decided).isCompleted();
-		assertThat(decided.join().proceeds()).isTrue();
+	void aWindowRejectionDecidedOnTheCallingThreadIsTriedAgainWithinTheWait() {
+		RateLimit window = RateLimit.of("window", Algorithm.FIXED_WINDOW, 1, Duration.ofMillis(300));
+		admit(List.of(new Acquisition(window, "client", 1)), new RequestLimits());
 
-		this.store.holdDecisionsUntil(new CompletableFuture<>());
-		CompletableFuture<Verdict> pending = this.limiter
-			.decideAsync(List.of(new Acquisition(ROUTE, "client", 1)), new RequestLimits(), 0)
+		CompletableFuture<Verdict> waiting = this.limiter
+			.decideAsync(List.of(new Acquisition(window, "client", 1)), new RequestLimits(), 2_000_000)
 			.toCompletableFuture();
-		assertThat(pending).isNotDone();
+
+		// rejected now, admitted once the window has turned, at most 300 ms later
+		assertThat(waiting).isNotDone();
+		assertThat(waiting.orTimeout(5, TimeUnit.SECONDS).join().proceeds()).isTrue();
 	}
 
 	private void admit(List<Acquisition> acquisitions, RequestLimits state) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -14,6 +15,7 @@ import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.WebFilterChain;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.FailMode;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
@@ -41,9 +43,15 @@ class RateLimitWebFilterDecideTests {
 
 	private final AtomicInteger chained = new AtomicInteger();
 
+	/** The {@code RateLimit} header as the chain found it. */
+	private final AtomicReference<String> seenByChain = new AtomicReference<>();
+
+	private Mono<Void> next = Mono.empty();
+
 	private final WebFilterChain chain = (exchange) -> {
 		this.chained.incrementAndGet();
-		return Mono.empty();
+		this.seenByChain.set(exchange.getResponse().getHeaders().getFirst("RateLimit"));
+		return this.next;
 	};
 
 	@Test
@@ -53,7 +61,7 @@ class RateLimitWebFilterDecideTests {
 		Mono<Void> answered = decide(exchange);
 
 		assertThat(this.chained).hasValue(1);
-		assertThat(advertised(exchange)).as("set before the handler runs").startsWith("\"search\";r=0;t=");
+		assertThat(this.seenByChain.get()).as("set before the handler runs").startsWith("\"search\";r=0;t=");
 		answered.block(Duration.ofSeconds(5));
 
 		MockServerWebExchange rejected = exchange();
@@ -76,6 +84,36 @@ class RateLimitWebFilterDecideTests {
 		answered.block(Duration.ofSeconds(5));
 		assertThat(this.chained).hasValue(1);
 		assertThat(advertised(exchange)).startsWith("\"search\";r=0;t=");
+	}
+
+	@Test
+	void aLaterStageThatCannotBeDecidedTakesBackWhatEarlierStagesAdvertised() {
+		RateLimit closed = new RateLimit("closed", Algorithm.FIXED_WINDOW, 1, 0, Duration.ofMinutes(1),
+				FailMode.CLOSED);
+		this.store.failDecisionsOf(closed);
+		MockServerWebExchange exchange = exchange();
+		RequestLimits state = new RequestLimits();
+		RateLimitWebFilter.decide(exchange, List.of(new Acquisition(SEARCH, "client", 1)), state, 0, this.limiter,
+				(admitted) -> RateLimitWebFilter.decide(admitted, List.of(new Acquisition(closed, "client", 1)), state,
+						0, this.limiter, this.chain))
+			.block(Duration.ofSeconds(5));
+
+		assertThat(exchange.getResponse().getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+		assertThat(exchange.getResponse().getHeaders().getFirst("Retry-After")).isEqualTo("1");
+		assertThat(advertised(exchange)).as("the route stage's unit was given back").isNull();
+		assertThat(this.store.asyncRefunds()).isEqualTo(1);
+	}
+
+	@Test
+	void aClientGoneWhileTheHandlerRunsKeepsNothing() {
+		this.next = Mono.never();
+		MockServerWebExchange exchange = exchange();
+
+		decide(exchange).subscribe().dispose();
+
+		assertThat(this.chained).hasValue(1);
+		assertThat(this.store.asyncRefunds()).as("the unit the stage took").isEqualTo(1);
+		assertThat(this.store.inspect(SEARCH, "client").remaining()).isEqualTo(1);
 	}
 
 	private Mono<Void> decide(MockServerWebExchange exchange) {
