@@ -9,7 +9,7 @@
 # answers by status, and the CPU time the application's process used (user + system, from
 # /proc/<pid>/stat): in cores, and in microseconds per request.
 # Needs wrk (Debian: apt-get install wrk), curl and the sample jar:
-#   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests
+#   ./mvnw -B -ntp -q -pl sample-app -am clean package -DskipTests
 # Environment: JAR (sample-app/target/sample-app.jar), DURATION (25s), WARMUP (30s),
 # THREADS (2), CONNECTIONS (8), PACE_MS (100), JAVA_OPTS (-Xms512m -Xmx512m).
 set -euo pipefail
@@ -25,7 +25,7 @@ JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m}
 ENDPOINT="/api/reports/1"
 SCRIPT=benchmarks/wrong-password.lua
 if [[ ! -f "$JAR" ]]; then
-  echo "Build first: ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests" >&2
+  echo "Build first: ./mvnw -B -ntp -q -pl sample-app -am clean package -DskipTests" >&2
   exit 1
 fi
 

@@ -27,8 +27,10 @@
 # in the same time (ratios against off are then left out).
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
-# Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar:
-#   ./mvnw -B -ntp -q -pl sample-app -am package -DskipTests   (or -pl sample-webflux-app)
+# Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar, built with
+# clean: a plain package keeps a sample jar whose own sources did not change, with the
+# starter it was first built with:
+#   ./mvnw -B -ntp -q -pl sample-app -am clean package -DskipTests   (or -pl sample-webflux-app)
 # Environment: ROUNDS (5), DURATION (20s), WARMUP (30s), THREADS (2), CONNECTIONS (32),
 # JAVA_OPTS (-Xms512m -Xmx512m), APP_CPUS and LOAD_CPUS (taskset CPU lists that pin the
 # application instances and wrk to disjoint cores, for example APP_CPUS=0 LOAD_CPUS=1 with
@@ -57,7 +59,7 @@ LOAD_PIN=()
 [[ -n "${LOAD_CPUS:-}" ]] && LOAD_PIN=(taskset -c "$LOAD_CPUS")
 ENDPOINT="/api/search?q=cable"
 if [[ ! -f "$JAR" ]]; then
-  echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am package -DskipTests" >&2
+  echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am clean package -DskipTests" >&2
   exit 1
 fi
 
