@@ -38,9 +38,14 @@
 local argv = ARGV
 local now = rl_now(argv[1])
 local mode = argv[2]
-local options = 4 + 5 * tonumber(argv[3])
+local n = tonumber(argv[3])
+local options = 4 + 5 * n
+-- set on every call, as the bucket fields below: run as a Redis function, the helpers'
+-- state outlives the call
 if argv[options] and argv[options] ~= '' then
   rl_min_ttl = tonumber(argv[options])
+else
+  rl_min_ttl = RL_MIN_TTL
 end
 local max_delay = 0
 if argv[options + 1] then
@@ -48,8 +53,13 @@ if argv[options + 1] then
 end
 local refund = mode == 'refund'
 local lease = mode == 'lease'
-local n = tonumber(argv[3])
-local reply = { now }
+-- one limit, the usual call, gets its reply at its size rather than grown twice
+local reply
+if n == 1 then
+  reply = { now, 0, 0, 0 }
+else
+  reply = { now }
+end
 local size = 1
 local allowed = true
 -- what the admitting limits commit: the first in locals, any further one in `more`, six
@@ -72,6 +82,8 @@ for i = 4, options - 1, 5 do
   local capacity, param, cost = tonumber(argv[i + 1]), rl_parameter(argv[i + 2]), tonumber(argv[i + 3])
   if argv[i + 4] ~= '' then
     rl_fields[k] = argv[i + 4]
+  else
+    rl_fields[k] = nil
   end
   if refund then
     entry.refund(k, now, capacity, param, cost)

@@ -7,9 +7,18 @@
 -- exact integers, and the formulas are written in the same order as the Java in-memory
 -- store, so both stores make the same decision for the same (time, cost).
 --
--- Redis runs the whole composed script on every call, so everything its top level defines
--- is defined again for every request. The algorithms therefore register a function that
--- defines them, and a call defines only the algorithms it uses (rl_algorithm).
+-- Run with EVAL, Redis runs the whole composed script on every call, so everything its top
+-- level defines is defined again for every request: each function is a closure made anew,
+-- each table allocated anew. The algorithms therefore register a function that defines
+-- them, and a call defines only the algorithms it uses (rl_algorithm); and a script is
+-- composed with only the helpers below that its algorithms and driver use. Each helper is a
+-- paragraph of its own (its comment and its definition, no blank line inside), which
+-- composing keeps when a kept script or a kept helper names what it defines.
+-- On Redis 7 and later the store loads the acquiring script as a function library instead
+-- (FUNCTION LOAD, then FCALL): the top level runs once, when the library is loaded, the
+-- driver on every call, with KEYS and ARGV locals of the library that each call sets. State
+-- kept here then outlives a call, so the driver sets what is per call (rl_min_ttl,
+-- rl_fields) on every call.
 
 -- Current time in microseconds: the explicit value when one is given (tests), else Redis TIME.
 local function rl_now(arg)
@@ -26,8 +35,10 @@ local function rl_int(x)
 end
 
 -- Least TTL in milliseconds. 1 in production; tests that pass an explicit `now` raise it,
--- since Redis expires keys in real time while their clock stands still.
-local rl_min_ttl = 1
+-- since Redis expires keys in real time while their clock stands still. The acquiring
+-- driver sets it on every call.
+local RL_MIN_TTL = 1
+local rl_min_ttl = RL_MIN_TTL
 
 -- A TTL in whole milliseconds, rounded up, at least rl_min_ttl.
 local function rl_ttl(micros)
@@ -39,30 +50,26 @@ local function rl_ttl(micros)
 end
 
 -- Buckets kept as fields of a hash (the hash-per-slot key layout): the field of the bucket
--- whose first key is KEYS[k], set by the driver from its arguments; nil for a bucket that is
--- a key of its own. Only algorithms whose value begins with the time it stops mattering (a
+-- whose first key is KEYS[k], set by the driver from its arguments for every bucket of a
+-- call; nil for a bucket that is a key of its own. Only algorithms whose value begins with the time it stops mattering (a
 -- signed big-endian 7-byte integer of microseconds) are kept in a hash: the hash's TTL and
 -- the pruning of its fields read that time.
 local rl_fields = {}
 
--- Runs on the bucket at KEYS[k] a command taking its key, or for a bucket kept in a hash the
--- command taking the hash and the field.
-local function rl_bucket_call(k, key_command, field_command)
+-- The value of the bucket at KEYS[k], or false when there is none: the key's, or for a bucket
+-- kept in a hash the field's.
+local function rl_read(k)
   local field = rl_fields[k]
   if field == nil then
-    return redis.call(key_command, KEYS[k])
+    return redis.call('GET', KEYS[k])
   end
-  return redis.call(field_command, KEYS[k], field)
+  return redis.call('HGET', KEYS[k], field)
 end
 
--- The value of the bucket at KEYS[k], or false when there is none.
-local function rl_read(k)
-  return rl_bucket_call(k, 'GET', 'HGET')
-end
-
--- Whether the bucket at KEYS[k] exists (1|0).
+-- Whether the bucket at KEYS[k] exists (1|0), as a key or as a field of a hash.
 local function rl_exists(k)
-  return rl_bucket_call(k, 'EXISTS', 'HEXISTS')
+  local field = rl_fields[k]
+  return field and redis.call('HEXISTS', KEYS[k], field) or redis.call('EXISTS', KEYS[k])
 end
 
 -- Number of fields a new field samples, dropping those no longer mattering: a hash whose

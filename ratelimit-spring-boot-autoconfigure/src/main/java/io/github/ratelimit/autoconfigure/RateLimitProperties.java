@@ -313,6 +313,11 @@ public class RateLimitProperties {
 		private RedisKeyLayout keyLayout = RedisKeyLayout.KEY_PER_BUCKET;
 
 		/**
+		 * Whether the scripts run as Redis functions (FUNCTION LOAD once, FCALL per call) where the server runs them (Redis 7 or later), which costs Redis less per call than EVALSHA. A server or user that runs no functions gets EVALSHA by itself; false forces EVALSHA, for a proxy or managed service that refuses functions otherwise.
+		 */
+		private boolean functions = true;
+
+		/**
 		 * Longest time a request waits for Redis; then the fallback (or, for fail-closed limits, a 503) answers.
 		 */
 		private Duration timeout = Duration.ofMillis(250);
@@ -364,6 +369,14 @@ public class RateLimitProperties {
 
 		public void setExactLimits(List<String> exactLimits) {
 			this.exactLimits = exactLimits;
+		}
+
+		public boolean isFunctions() {
+			return this.functions;
+		}
+
+		public void setFunctions(boolean functions) {
+			this.functions = functions;
 		}
 
 		public RedisKeyLayout getKeyLayout() {

@@ -56,7 +56,7 @@ final class RateLimitStoreConfigurations {
 			// Redis decides at its own TIME unless the application (a test) brought its own clock
 			RateLimitClock redisClock = RateLimitClock.isSystem(rateLimitClock) ? null : rateLimitClock;
 			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(),
-					redisClock, redis.getTimeout(), redis.getKeyLayout());
+					redisClock, redis.getTimeout(), redis.getKeyLayout(), redis.isFunctions());
 			// in the background: a hung Redis must not hold up the application's startup
 			Thread preload = new Thread(() -> {
 				try {

@@ -21,10 +21,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
-import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.dao.QueryTimeoutException;
@@ -195,12 +196,30 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	 */
 	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock,
 			Duration timeout, RedisKeyLayout layout) {
+		this(connectionFactory, keyPrefix, clock, timeout, layout, true);
+	}
+
+	/**
+	 * Creates a store whose calls take at most {@code timeout}, laying out its keys as
+	 * told, and running its script as a Redis function or not.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix prefix of every key
+	 * @param clock the clock to decide at, or {@code null} to use Redis {@code TIME}
+	 * @param timeout longest wait for Redis per call, or {@code null} for the connection's
+	 * own command timeout; applied with Lettuce, whose commands run asynchronously
+	 * @param layout how buckets map to keys
+	 * @param functions whether the script runs as a Redis function (FCALL) where the
+	 * server runs functions, which is leaner; {@code false} for EVALSHA always. Applies
+	 * with Lettuce and a timeout; other connections run the script with EVALSHA
+	 */
+	public RedisRateLimitStore(RedisConnectionFactory connectionFactory, String keyPrefix, RateLimitClock clock,
+			Duration timeout, RedisKeyLayout layout, boolean functions) {
 		if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("key prefix must not contain braces: " + keyPrefix);
 		}
 		this.template = new StringRedisTemplate(connectionFactory);
 		this.executor = (connectionFactory instanceof LettuceConnectionFactory lettuce && timeout != null)
-				? new LettuceScriptExecutor(lettuce, timeout) : new TemplateScriptExecutor(this.template);
+				? new LettuceScriptExecutor(lettuce, timeout, functions) : new TemplateScriptExecutor(this.template);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 		this.applicationClock = (clock != null) ? clock : RateLimitClock.system();
@@ -545,15 +564,22 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	 * Connects and loads the scripts ahead of the first request, so that the first request
 	 * does not pay for the connection and the script upload within its timeout: the
 	 * scripts of requests whose limits share one algorithm (other combinations are loaded
-	 * when first used).
+	 * when first used), and where they run as Redis functions, their libraries.
 	 */
 	public void preload() {
+		List<Script> scripts = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			scripts.add(script(1 << algorithm.ordinal()));
+		}
 		this.template.execute((RedisCallback<Object>) (connection) -> {
-			for (Algorithm algorithm : Algorithm.values()) {
-				connection.scriptingCommands().scriptLoad(script(1 << algorithm.ordinal()).bytes());
+			for (Script script : scripts) {
+				connection.scriptingCommands().scriptLoad(script.bytes());
 			}
 			return null;
 		});
+		if (this.executor instanceof LettuceScriptExecutor lettuce) {
+			lettuce.preload(scripts);
+		}
 	}
 
 	/**
@@ -692,18 +718,22 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 					specs.add(AlgorithmSpec.of(algorithm));
 				}
 			}
-			script = new Script(RedisScripts.acquire(specs));
+			script = new Script(RedisScripts.acquire(specs), RedisScripts.acquireLibrary(specs));
 			SCRIPTS.compareAndSet(algorithms, null, script);
 		}
 		return script;
 	}
 
-	/** A composed script, by its SHA-1 and its text. */
-	private record Script(String sha, byte[] bytes) {
+	/**
+	 * A composed script, by its SHA-1 and its text, and the same as a Redis function: its
+	 * name and its library's code.
+	 */
+	private record Script(String sha, byte[] bytes, String function, String library) {
 
 		@SuppressWarnings("rawtypes")
-		Script(RedisScript<List> script) {
-			this(script.getSha1(), script.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+		Script(RedisScript<List> script, String library) {
+			this(script.getSha1(), script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+					RedisScripts.functionName(script), library);
 		}
 
 	}
@@ -928,7 +958,11 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	/**
 	 * Through Lettuce's asynchronous API on the application's shared connection, so that
 	 * each call waits at most the configured timeout whatever the connection's command
-	 * timeout is. EVALSHA first; EVAL when the server lost the script. The factory opens
+	 * timeout is. The script runs as a Redis function (FCALL), which Redis defines once
+	 * rather than on every call; the library is loaded (FUNCTION LOAD, on every primary of
+	 * a cluster) when the server answers that it does not have it. A server that runs no
+	 * functions (before Redis 7, or an ACL user that may not call or load them) gets
+	 * EVALSHA from then on, and EVAL when it lost the script. The factory opens
 	 * its shared connection on first use and blocks while it does (up to the connect and
 	 * command timeouts, 60 seconds by default, when Redis hangs); the connection is
 	 * therefore looked up on a thread of its own, and calls wait for it within their
@@ -946,9 +980,13 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		/** The shared connection's commands, or {@code null} until looked up (again). */
 		private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
-		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, Duration timeout) {
+		/** Whether scripts run as Redis functions; cleared for good when the server runs none. */
+		private volatile boolean functions;
+
+		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, Duration timeout, boolean functions) {
 			this.connectionFactory = connectionFactory;
 			this.timeoutNanos = timeout.toNanos();
+			this.functions = functions;
 		}
 
 		@Override
@@ -975,10 +1013,10 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		}
 
 		/**
-		 * Sends the script without waiting for its reply: EVALSHA, then EVAL when the
-		 * server lost the script; fails with {@link QueryTimeoutException} after the
-		 * timeout. Before the shared connection is known, and with a factory that lends a
-		 * connection per call, the call waits for it on a pool thread.
+		 * Sends the script without waiting for its reply (see the class description);
+		 * fails with {@link QueryTimeoutException} after the timeout. Before the shared
+		 * connection is known, and with a factory that lends a connection per call, the
+		 * call waits for it on a pool thread.
 		 */
 		CompletableFuture<List<?>> executeAsync(Script script, byte[][] keys, byte[][] args) {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
@@ -986,19 +1024,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				return CompletableFuture.supplyAsync(() -> execute(script, keys, args), OFFLOAD);
 			}
 			CompletableFuture<List<?>> reply = new CompletableFuture<>();
-			RedisFuture<List<Object>> sent = commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
-			sent.whenComplete((value, failure) -> {
-				if (failure == null) {
-					reply.complete(value);
-				}
-				else if (unwrap(failure) instanceof RedisNoScriptException) {
-					commands.<List<Object>>eval(script.bytes(), ScriptOutputType.MULTI, keys, args)
-						.whenComplete((loaded, again) -> complete(reply, loaded, again));
-				}
-				else {
-					complete(reply, null, failure);
-				}
-			});
+			send(commands, script, keys, args, reply);
 			return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS).handle((value, failure) -> {
 				if (failure == null) {
 					return value;
@@ -1011,6 +1037,114 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				}
 				throw new RedisSystemException("Rate limit script failed: " + cause.getMessage(), cause);
 			});
+		}
+
+		/** Loads the libraries of these scripts, unless the server runs no functions. */
+		void preload(List<Script> scripts) {
+			long deadline = System.nanoTime() + this.timeoutNanos;
+			RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
+			if (commands == null) {
+				commands = awaitLookup(deadline);
+			}
+			if (commands == null) {
+				// a connection lent per call: libraries are loaded when first missed
+				return;
+			}
+			for (Script script : scripts) {
+				if (!this.functions) {
+					return;
+				}
+				CompletableFuture<List<?>> loaded = new CompletableFuture<>();
+				load(commands, script).whenComplete((value, failure) -> {
+					if (failure != null && runsNoFunctions(unwrap(failure))) {
+						this.functions = false;
+					}
+					complete(loaded, List.of(), (failure == null || !this.functions) ? null : failure);
+				});
+				await(loaded, deadline);
+			}
+		}
+
+		/** FCALL, loading the library first when the server lacks it; the script where it runs no functions. */
+		private void send(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
+				byte[][] args, CompletableFuture<List<?>> reply) {
+			if (!this.functions) {
+				sendScript(commands, script, keys, args, reply);
+				return;
+			}
+			commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
+				.whenComplete((value, failure) -> {
+					if (failure == null) {
+						reply.complete(value);
+					}
+					else if (isMissingFunction(unwrap(failure))) {
+						load(commands, script).whenComplete((loaded, notLoaded) -> {
+							if (notLoaded == null) {
+								commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
+									.whenComplete((again, failed) -> complete(reply, again, failed));
+							}
+							else {
+								fallBackOrFail(commands, script, keys, args, reply, notLoaded);
+							}
+						});
+					}
+					else {
+						fallBackOrFail(commands, script, keys, args, reply, failure);
+					}
+				});
+		}
+
+		/** The script instead when the server runs no functions; else the call fails. */
+		private void fallBackOrFail(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script,
+				byte[][] keys, byte[][] args, CompletableFuture<List<?>> reply, Throwable failure) {
+			if (runsNoFunctions(unwrap(failure))) {
+				this.functions = false;
+				sendScript(commands, script, keys, args, reply);
+			}
+			else {
+				reply.completeExceptionally(failure);
+			}
+		}
+
+		/** EVALSHA, then EVAL when the server lost the script. */
+		private static void sendScript(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script,
+				byte[][] keys, byte[][] args, CompletableFuture<List<?>> reply) {
+			commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+				.whenComplete((value, failure) -> {
+					if (failure == null) {
+						reply.complete(value);
+					}
+					else if (unwrap(failure) instanceof RedisNoScriptException) {
+						commands.<List<Object>>eval(script.bytes(), ScriptOutputType.MULTI, keys, args)
+							.whenComplete((loaded, again) -> complete(reply, loaded, again));
+					}
+					else {
+						complete(reply, null, failure);
+					}
+				});
+		}
+
+		/**
+		 * Loads the script's library, replacing one of the same name (the same code, which
+		 * another instance may be loading too). The shards of a cluster do not share
+		 * functions, so every primary gets it.
+		 */
+		private static CompletionStage<?> load(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script) {
+			if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				return cluster.masters().commands().functionLoad(script.library(), true);
+			}
+			return commands.functionLoad(script.library(), true);
+		}
+
+		private static boolean isMissingFunction(Throwable failure) {
+			return failure instanceof RedisCommandExecutionException && failure.getMessage() != null
+					&& failure.getMessage().contains("Function not found");
+		}
+
+		/** Redis before 7 knows no FCALL; an ACL user may be denied functions but allowed scripts. */
+		private static boolean runsNoFunctions(Throwable failure) {
+			return failure instanceof RedisCommandExecutionException && failure.getMessage() != null
+					&& (failure.getMessage().startsWith("ERR unknown command") || failure.getMessage().startsWith("NOPERM"));
 		}
 
 		private static void complete(CompletableFuture<List<?>> reply, List<?> value, Throwable failure) {
@@ -1033,12 +1167,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
 				byte[][] args, long deadline) {
-			try {
-				return await(commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args), deadline);
-			}
-			catch (RedisNoScriptException ex) {
-				return await(commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, args), deadline);
-			}
+			CompletableFuture<List<?>> reply = new CompletableFuture<>();
+			send(commands, script, keys, args, reply);
+			return await(reply, deadline);
 		}
 
 		/** The shared connection's commands, or {@code null} when the factory does not share one. */
@@ -1086,7 +1217,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			return (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 		}
 
-		private static List<?> await(RedisFuture<List<Object>> future, long deadline) {
+		private static List<?> await(CompletableFuture<List<?>> future, long deadline) {
 			try {
 				return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
@@ -1100,10 +1231,8 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				throw new QueryTimeoutException("Interrupted while waiting for Redis", ex);
 			}
 			catch (ExecutionException ex) {
-				if (ex.getCause() instanceof RedisNoScriptException noScript) {
-					throw noScript;
-				}
-				throw new RedisSystemException("Rate limit script failed: " + ex.getCause().getMessage(), ex.getCause());
+				Throwable cause = unwrap(ex.getCause());
+				throw new RedisSystemException("Rate limit script failed: " + cause.getMessage(), cause);
 			}
 		}
 

@@ -3,12 +3,18 @@ package io.github.ratelimit.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -22,8 +28,9 @@ import io.github.ratelimit.core.AlgorithmSpec;
  * every limit of a request in one call, or the one operators read buckets with.
  * <p>
  * Redis runs the whole script on every call, defining whatever it contains, so the store
- * sends a script composed of the algorithms the call uses only: one per combination of
- * algorithms, composed once and loaded by Redis on first use.
+ * sends a script composed of the algorithms the call uses only, and of the shared helpers
+ * they and the driver use: one per combination of algorithms, composed once and loaded by
+ * Redis on first use.
  */
 public final class RedisScripts {
 
@@ -31,6 +38,14 @@ public final class RedisScripts {
 	public static final String LOCATION = "io/github/ratelimit/redis/lua/";
 
 	private static final String STANDALONE_MARKER = "-- standalone entry --";
+
+	/** A top-level definition in {@code lib.lua}: {@code local function name} or {@code local name =}. */
+	private static final Pattern DEFINITION = Pattern.compile("(?m)^local (?:function )?(\\w+)");
+
+	/** The names of the shared helpers, all of which begin so. */
+	private static final Pattern HELPER_NAME = Pattern.compile("\\b(?:rl|RL)_\\w+");
+
+	private static final Pattern COMMENT = Pattern.compile("--[^\\n]*");
 
 	/**
 	 * Every script file, read once when the store's class loads: a combination of
@@ -62,6 +77,35 @@ public final class RedisScripts {
 	}
 
 	/**
+	 * The name of the Redis function that runs a composed script, and of the library
+	 * registering it: the script's SHA-1 in it, so that instances running different
+	 * releases side by side each call their own.
+	 * @param script a composed script
+	 * @return its function's name
+	 */
+	public static String functionName(RedisScript<?> script) {
+		return "ratelimit_" + script.getSha1();
+	}
+
+	/**
+	 * The script deciding every limit of a request whose limits use only some algorithms,
+	 * as a Redis function library (Redis 7 and later, {@code FUNCTION LOAD}): its helpers
+	 * and algorithms are defined once, when Redis loads it, and {@code FCALL} of
+	 * {@link #functionName} with the keys and arguments of {@link #acquire(Collection)}
+	 * runs the driver alone, which is what every call would define again with
+	 * {@code EVALSHA}.
+	 * @param algorithms the algorithms it decides
+	 * @return the library's code
+	 */
+	public static String acquireLibrary(Collection<AlgorithmSpec> algorithms) {
+		String name = functionName(acquire(algorithms));
+		String driver = read("acquire.lua");
+		// KEYS and ARGV are globals of a script; here locals of the library, set by each call
+		return "#!lua name=" + name + "\nlocal KEYS, ARGV\n" + library(algorithms, driver) + "\nredis.register_function('"
+				+ name + "', function(keys, args)\nKEYS, ARGV = keys, args\n" + driver + "\nend)\n";
+	}
+
+	/**
 	 * The script reading buckets without consuming anything.
 	 * @return the composed script, replying a list
 	 */
@@ -73,7 +117,8 @@ public final class RedisScripts {
 	/** The shared helpers, the algorithms without their standalone entries, then a driver. */
 	@SuppressWarnings("rawtypes")
 	private static RedisScript<List> composed(Collection<AlgorithmSpec> algorithms, String driver) {
-		return RedisScript.of(library(algorithms) + '\n' + read(driver), List.class);
+		String code = read(driver);
+		return RedisScript.of(library(algorithms, code) + '\n' + code, List.class);
 	}
 
 	/**
@@ -88,26 +133,67 @@ public final class RedisScripts {
 			throw new IllegalArgumentException("No algorithm is decided by " + file);
 		}
 		String text = read(file);
-		String entry = text.substring(text.indexOf(STANDALONE_MARKER));
-		return RedisScript.of(library(AlgorithmSpec.all()) + '\n' + read("standalone.lua") + '\n' + entry,
-				List.class);
+		String code = read("standalone.lua") + '\n' + text.substring(text.indexOf(STANDALONE_MARKER));
+		return RedisScript.of(library(AlgorithmSpec.all(), code) + '\n' + code, List.class);
 	}
 
-	/** The shared helpers and the scripts of these algorithms, without their standalone entries. */
-	static String library(Collection<AlgorithmSpec> algorithms) {
+	/**
+	 * The shared helpers and the scripts of these algorithms, without their standalone
+	 * entries, for a script that goes on with {@code code}.
+	 * @param algorithms the algorithms composed
+	 * @param code what follows them (a driver), naming the helpers it uses
+	 * @return the helpers the algorithms and the code use, then the algorithms
+	 */
+	static String library(Collection<AlgorithmSpec> algorithms, String code) {
 		Set<String> files = new LinkedHashSet<>();
 		for (AlgorithmSpec spec : AlgorithmSpec.all()) {
 			if (algorithms.contains(spec)) {
 				files.addAll(spec.redisScripts());
 			}
 		}
-		StringBuilder script = new StringBuilder(read("lib.lua"));
+		StringBuilder scripts = new StringBuilder();
 		for (String file : files) {
 			String text = read(file);
 			int entry = text.indexOf(STANDALONE_MARKER);
-			script.append('\n').append((entry >= 0) ? text.substring(0, entry) : text);
+			scripts.append('\n').append((entry >= 0) ? text.substring(0, entry) : text);
 		}
-		return script.toString();
+		return helpers(scripts + "\n" + code) + scripts;
+	}
+
+	/**
+	 * The paragraphs of {@code lib.lua} that {@code code} needs: each helper is a
+	 * paragraph of its own, kept when the code or a kept helper after it names what it
+	 * defines (a Lua local is defined before it is used, so one pass from the last
+	 * paragraph back finds them all). Redis defines everything a script's top level holds
+	 * on every call, so an unused helper would cost every request a closure or a table.
+	 * Paragraphs that define nothing (comments) are kept.
+	 */
+	private static String helpers(String code) {
+		String[] paragraphs = read("lib.lua").split("\n\n");
+		Set<String> used = names(code);
+		Deque<String> kept = new ArrayDeque<>();
+		for (int i = paragraphs.length - 1; i >= 0; i--) {
+			Set<String> defined = new HashSet<>();
+			Matcher definition = DEFINITION.matcher(paragraphs[i]);
+			while (definition.find()) {
+				defined.add(definition.group(1));
+			}
+			if (defined.isEmpty() || !Collections.disjoint(defined, used)) {
+				kept.addFirst(paragraphs[i]);
+				used.addAll(names(paragraphs[i]));
+			}
+		}
+		return String.join("\n\n", kept) + '\n';
+	}
+
+	/** The helper names Lua code uses, comments left out. */
+	private static Set<String> names(String code) {
+		Set<String> names = new HashSet<>();
+		Matcher name = HELPER_NAME.matcher(COMMENT.matcher(code).replaceAll(""));
+		while (name.find()) {
+			names.add(name.group());
+		}
+		return names;
 	}
 
 	static String read(String file) {

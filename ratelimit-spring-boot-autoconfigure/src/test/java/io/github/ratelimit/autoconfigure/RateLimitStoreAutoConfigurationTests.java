@@ -2,6 +2,9 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +13,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
@@ -127,6 +131,43 @@ class RateLimitStoreAutoConfigurationTests {
 				.satisfies((key) -> assertThat(key).matches("ratelimit:\\{[0-9a-zA-Z]{1,3}\\}:" + limit.id() + ":h"))
 				.satisfies((key) -> assertThat(redis.opsForHash().keys(key)).containsExactly("user:alice"));
 		});
+	}
+
+	@Test
+	void decidesThroughARedisFunctionUnlessFunctionsAreTurnedOff() {
+		RedisTestServer.shared().flushAll();
+		RateLimit limit = RateLimit.of("GET /api/reports", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
+		withRedis().run((context) -> {
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			long functions = calls(redis, "fcall");
+			long scripts = calls(redis, "evalsha");
+			RateLimitStore store = context.getBean(RateLimitStore.class);
+			assertThat(store.tryAcquire(List.of(new Acquisition(limit, "user:alice", 1))).allowed()).isTrue();
+			assertThat(calls(redis, "fcall")).isGreaterThan(functions);
+			assertThat(calls(redis, "evalsha")).isEqualTo(scripts);
+		});
+		withRedis().withPropertyValues("ratelimit.redis.functions=false").run((context) -> {
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			long functions = calls(redis, "fcall");
+			long scripts = calls(redis, "evalsha");
+			RateLimitStore store = context.getBean(RateLimitStore.class);
+			assertThat(store.tryAcquire(List.of(new Acquisition(limit, "user:bob", 1))).allowed()).isTrue();
+			assertThat(calls(redis, "fcall")).isEqualTo(functions);
+			assertThat(calls(redis, "evalsha")).isGreaterThan(scripts);
+		});
+	}
+
+	/** Calls of a command Redis counted so far. */
+	private static long calls(StringRedisTemplate redis, String command) {
+		Properties stats = redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
+			.info("commandstats"));
+		String field = (stats != null) ? stats.getProperty("cmdstat_" + command) : null;
+		if (field == null) {
+			return 0;
+		}
+		Matcher calls = Pattern.compile("calls=(\\d+)").matcher(field);
+		assertThat(calls.find()).as(field).isTrue();
+		return Long.parseLong(calls.group(1));
 	}
 
 }

@@ -1,0 +1,218 @@
+package io.github.ratelimit.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.AlgorithmSpec;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The store with a per-call timeout (as configured by the starter) runs its script as a
+ * Redis function: loaded on first use, on every primary of a cluster, loaded again when
+ * Redis lost it, and replaced by the script (EVALSHA) for a server or a user that runs no
+ * functions. State the library keeps between calls must not carry one call's arguments
+ * into the next.
+ */
+class RedisFunctionsTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+	private static final Pattern CALLS = Pattern.compile("^calls=(\\d+)");
+
+	private static final RateLimit LIMIT = RateLimit.of("functions", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1));
+
+	private static final String FUNCTION = RedisScripts
+		.functionName(RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))));
+
+	@Test
+	void decidesThroughAFunctionLoadedOnFirstUseAndAgainWhenRedisLostIt() {
+		RedisTestServer server = RedisTestServer.shared();
+		command(server.host(), server.port(), "FUNCTION", "FLUSH");
+		LettuceConnectionFactory factory = server.connectionFactory();
+		try {
+			RedisRateLimitStore store = new RedisRateLimitStore(factory, "functions:" + System.nanoTime() + ":", null,
+					TIMEOUT);
+			long scripts = calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval");
+			long functions = calls(server.host(), server.port(), "fcall");
+			assertThat(remaining(store.tryAcquire(acquire("user:alice")))).isEqualTo(4);
+			assertThat(String.valueOf(command(server.host(), server.port(), "FUNCTION", "LIST"))).contains(FUNCTION);
+			assertThat(remaining(store.tryAcquireAsync(acquire("user:alice"), 0).toCompletableFuture().join()))
+				.isEqualTo(3);
+			// Redis restarted without its functions: loaded again, the bucket kept
+			command(server.host(), server.port(), "FUNCTION", "FLUSH");
+			assertThat(remaining(store.tryAcquireAsync(acquire("user:alice"), 0).toCompletableFuture().join()))
+				.isEqualTo(2);
+			command(server.host(), server.port(), "FUNCTION", "FLUSH");
+			assertThat(remaining(store.tryAcquire(acquire("user:alice")))).isEqualTo(1);
+			// four decisions, three of them on a server without the function: one call
+			// refused (not found) before each of those
+			assertThat(calls(server.host(), server.port(), "fcall") - functions).isEqualTo(7);
+			assertThat(calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval"))
+				.isEqualTo(scripts);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void preloadingLoadsTheLibrariesAheadOfTheFirstRequest() {
+		RedisTestServer server = RedisTestServer.shared();
+		command(server.host(), server.port(), "FUNCTION", "FLUSH");
+		LettuceConnectionFactory factory = server.connectionFactory();
+		try {
+			RedisRateLimitStore store = new RedisRateLimitStore(factory, "preload:" + System.nanoTime() + ":", null,
+					TIMEOUT);
+			store.preload();
+			String libraries = String.valueOf(command(server.host(), server.port(), "FUNCTION", "LIST"));
+			for (AlgorithmSpec spec : AlgorithmSpec.all()) {
+				assertThat(libraries).contains(RedisScripts.functionName(RedisScripts.acquire(List.of(spec))));
+			}
+			long functions = calls(server.host(), server.port(), "fcall");
+			assertThat(remaining(store.tryAcquire(acquire("user:dave")))).isEqualTo(4);
+			// no call refused for a missing function
+			assertThat(calls(server.host(), server.port(), "fcall") - functions).isEqualTo(1);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void runsTheScriptForAUserThatMayNotCallFunctions() {
+		RedisTestServer server = RedisTestServer.shared();
+		command(server.host(), server.port(), "ACL", "SETUSER", "scripts-only", "reset", "on", ">secret", "~*",
+				"+@all", "-fcall", "-function");
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+		configuration.setUsername("scripts-only");
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder()
+					.clientResources(RedisTestSupport.clientResources())
+					.commandTimeout(TIMEOUT)
+					.shutdownQuietPeriod(Duration.ZERO)
+					.build());
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			RedisRateLimitStore store = new RedisRateLimitStore(factory, "scripts:" + System.nanoTime() + ":", null,
+					TIMEOUT);
+			// a user that may not load functions: preloading loads the scripts alone
+			store.preload();
+			long scripts = calls(server.host(), server.port(), "evalsha");
+			for (long expected = 4; expected >= 0; expected--) {
+				assertThat(remaining(store.tryAcquire(acquire("user:bob")))).isEqualTo(expected);
+			}
+			assertThat(store.tryAcquireAsync(acquire("user:bob"), 0).toCompletableFuture().join().allowed()).isFalse();
+			// a script for every decision, loaded ahead
+			assertThat(calls(server.host(), server.port(), "evalsha") - scripts).isEqualTo(6);
+		}
+		finally {
+			factory.destroy();
+			command(server.host(), server.port(), "ACL", "DELUSER", "scripts-only");
+		}
+	}
+
+	@Test
+	void aCallDoesNotInheritTheBucketFieldsOfTheCallBefore() {
+		RedisTestServer server = RedisTestServer.shared();
+		LettuceConnectionFactory factory = server.connectionFactory();
+		try {
+			String prefix = "fields:" + System.nanoTime() + ":";
+			RedisRateLimitStore hashed = new RedisRateLimitStore(factory, prefix + "h:", null, TIMEOUT,
+					RedisKeyLayout.HASH_PER_SLOT);
+			RedisRateLimitStore keyed = new RedisRateLimitStore(factory, prefix + "k:", null, TIMEOUT,
+					RedisKeyLayout.KEY_PER_BUCKET);
+			Acquisition carol = new Acquisition(LIMIT, "user:carol", 1);
+			// the same library serves both: the first call names a field for its bucket
+			assertThat(hashed.tryAcquire(List.of(carol)).allowed()).isTrue();
+			assertThat(hashed.field(carol)).isEqualTo("user:carol");
+			assertThat(keyed.tryAcquire(List.of(carol)).allowed()).isTrue();
+			assertThat(keyed.field(carol)).isNull();
+			// the second bucket is a key of its own, not a field of a hash under its key
+			assertThat(command(server.host(), server.port(), "TYPE", keyed.key(carol))).isEqualTo("string");
+			assertThat(command(server.host(), server.port(), "TYPE", hashed.key(carol))).isEqualTo("hash");
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void loadsTheLibraryOnEveryPrimaryOfACluster() {
+		RedisTestCluster cluster = RedisTestCluster.shared();
+		for (HostAndPort master : cluster.masters()) {
+			command(master.host(), master.port(), "FUNCTION", "FLUSH");
+		}
+		LettuceConnectionFactory factory = cluster.connectionFactory();
+		try {
+			RedisRateLimitStore store = new RedisRateLimitStore(factory, "functions:" + System.nanoTime() + ":", null,
+					TIMEOUT);
+			long before = 0;
+			for (HostAndPort master : cluster.masters()) {
+				before += calls(master.host(), master.port(), "fcall");
+			}
+			// identities in slots of every primary
+			for (int i = 0; i < 30; i++) {
+				assertThat(remaining(store.tryAcquire(acquire("user:u" + i)))).isEqualTo(4);
+			}
+			long after = 0;
+			for (HostAndPort master : cluster.masters()) {
+				assertThat(String.valueOf(command(master.host(), master.port(), "FUNCTION", "LIST"))).as("%s", master)
+					.contains(FUNCTION);
+				long served = calls(master.host(), master.port(), "fcall");
+				after += served;
+			}
+			// one refused call (the function not found), then one call per decision
+			assertThat(after - before).isEqualTo(31);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	private static List<Acquisition> acquire(String identity) {
+		return List.of(new Acquisition(LIMIT, identity, 1));
+	}
+
+	private static long remaining(RateLimitResult result) {
+		return result.decisions().get(0).remaining();
+	}
+
+	/** Calls of a command Redis counted, failed ones included. */
+	private static long calls(String host, int port, String command) {
+		String field = RedisTestSupport.field(command(host, port, "INFO", "commandstats"), "cmdstat_" + command);
+		if (field == null) {
+			return 0;
+		}
+		Matcher matcher = CALLS.matcher(field);
+		assertThat(matcher.find()).as(field).isTrue();
+		return Long.parseLong(matcher.group(1));
+	}
+
+	private static Object command(String host, int port, String... args) {
+		try {
+			return RedisTestSupport.command(host, port, TIMEOUT, args);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
