@@ -10,10 +10,11 @@
 #   benchmarks/redis-bench.sh --rounds 5 --seconds 10 --callers 1,8,64
 # JAVA_OPTS are passed to the harness's JVM; Lettuce uses Netty's epoll transport, which
 # the benchmarks jar carries, unless JAVA_OPTS=-Dio.lettuce.core.epoll=false asks for NIO.
+# JAR=<path> runs another build's benchmarks jar (an earlier release, for a before/after run).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-JAR=benchmarks/target/benchmarks.jar
+JAR=${JAR:-benchmarks/target/benchmarks.jar}
 if [[ ! -f "$JAR" ]]; then
   echo "Build first: ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests" >&2
   exit 1

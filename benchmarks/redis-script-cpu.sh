@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Redis CPU per script call (docs/benchmarks.md, section 2): the store's token-bucket script
-# against the gateway-shaped script, without a Java client in the way, and the store's
-# script on a bucket kept in a hash (ratelimit.redis.key-layout=hash-per-slot).
+# as the store calls it on Redis 7 and later (store-fcall: FCALL of its function library)
+# and on servers without functions (store: EVALSHA), against the gateway-shaped script,
+# without a Java client in the way, and the store's function on a bucket kept in a hash
+# (ratelimit.redis.key-layout=hash-per-slot).
 #
-# Starts a dedicated redis-server on a free loopback port, loads both scripts (and any
+# Starts a dedicated redis-server on a free loopback port, loads the scripts (and any
 # other script file given, called with the store's arguments, such as the script of an
 # earlier release printed by its benchmarks jar), then runs redis-benchmark against each in
 # turn, pipelined (-P 64, 2 connections) on one hot key, and reads the server's CPU time
@@ -36,7 +38,10 @@ source benchmarks/bench-lib.sh
 start_redis
 
 java -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark script > "$WORK/store.lua"
+java -cp "$JAR" io.github.ratelimit.benchmarks.redis.RedisDecisionBenchmark library > "$WORK/store-library.lua"
 load() { redis-cli -p "$PORT" script load "$(cat "$1")"; }
+# the same script as the store calls it on Redis 7 and later: a function of a library
+FUNCTION=$(redis-cli -p "$PORT" -x function load replace < "$WORK/store-library.lua")
 # the store's call for one token bucket of 10^9 tokens refilled per second: every call admits
 STORE_ARGS="1 ratelimit:{hot}:bench '' acquire 1 tb 1000000000 1 1 ''"
 # the same bucket in the hash-per-slot key layout, a field of a hash that holds 63 other
@@ -46,13 +51,14 @@ for i in $(seq 1 63); do redis-cli -p "$PORT" hset "$HASH_KEY" "ip:10.0.0.$i" 'x
 # a TTL of its own, so that the hash outlives the gaps between runs (scripts only raise it)
 redis-cli -p "$PORT" pexpire "$HASH_KEY" 86400000 >/dev/null
 HASH_ARGS="1 $HASH_KEY '' acquire 1 tb 1000000000 1 1 ip:10.0.1.1"
-NAMES=(store gateway store-hash-per-slot)
-CALLS=("$(load "$WORK/store.lua") $STORE_ARGS"
-  "$(load benchmarks/src/main/resources/io/github/ratelimit/benchmarks/redis/gateway_token_bucket.lua) 2 gw.{hot}.tokens gw.{hot}.timestamp 1000000000 1000000000 1"
-  "$(load "$WORK/store.lua") $HASH_ARGS")
+NAMES=(store-fcall store gateway store-hash-per-slot)
+CALLS=("FCALL $FUNCTION $STORE_ARGS"
+  "EVALSHA $(load "$WORK/store.lua") $STORE_ARGS"
+  "EVALSHA $(load benchmarks/src/main/resources/io/github/ratelimit/benchmarks/redis/gateway_token_bucket.lua) 2 gw.{hot}.tokens gw.{hot}.timestamp 1000000000 1000000000 1"
+  "FCALL $FUNCTION $HASH_ARGS")
 for file in "${EXTRA[@]}"; do
   NAMES+=("$(basename "$file")")
-  CALLS+=("$(load "$file") $STORE_ARGS")
+  CALLS+=("EVALSHA $(load "$file") $STORE_ARGS")
 done
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$REDIS_PID/stat"; }
@@ -64,7 +70,7 @@ echo "|---|---|---|"
 for round in $(seq 1 "$ROUNDS"); do
   for i in "${!NAMES[@]}"; do
     before=$(cpu_ticks)
-    eval "redis-benchmark -p $PORT -c 2 -P 64 -n $REQUESTS --csv EVALSHA ${CALLS[$i]}" >/dev/null
+    eval "redis-benchmark -p $PORT -c 2 -P 64 -n $REQUESTS --csv ${CALLS[$i]}" >/dev/null
     after=$(cpu_ticks)
     micros=$(echo "($after - $before) * 1000000 / $HZ / $REQUESTS" | bc -l | xargs printf '%.2f')
     RESULTS[${NAMES[$i]}]="${RESULTS[${NAMES[$i]}]:-} $micros"

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -110,6 +111,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	/** Bound of the limits whose arguments are kept encoded. */
 	private static final int MAX_ENCODED_LIMITS = 4096;
 
+	/** Size of the table of recently encoded limits; a power of two. */
+	private static final int RECENT_LIMITS = 64;
+
 	/** Default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
 
@@ -141,6 +145,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	private final String keyPrefix;
 
+	/** {@link #keyPrefix} in UTF-8, as every key begins. */
+	private final byte[] keyPrefixBytes;
+
 	private final RateLimitClock clock;
 
 	/** The application's clock, which places the boundaries of calendar windows. */
@@ -151,6 +158,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	private final RedisKeyLayout layout;
 
 	private final Map<RateLimit, EncodedLimit> encodedLimits = new ConcurrentHashMap<>();
+
+	/** Encoded limits by the identity hash of their {@link RateLimit}, see {@link #encoded}. */
+	private final AtomicReferenceArray<EncodedLimit> recentLimits = new AtomicReferenceArray<>(RECENT_LIMITS);
 
 	/**
 	 * Creates a store deciding on Redis time.
@@ -221,6 +231,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		this.executor = (connectionFactory instanceof LettuceConnectionFactory lettuce && timeout != null)
 				? new LettuceScriptExecutor(lettuce, timeout, functions) : new TemplateScriptExecutor(this.template);
 		this.keyPrefix = keyPrefix;
+		this.keyPrefixBytes = keyPrefix.getBytes(StandardCharsets.UTF_8);
 		this.clock = clock;
 		this.applicationClock = (clock != null) ? clock : RateLimitClock.system();
 		this.cluster = isCluster(connectionFactory);
@@ -604,7 +615,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	}
 
 	private String key(RateLimit limit, String identity) {
-		return new String(encoded(limit).key(this.keyPrefix, identity), StandardCharsets.UTF_8);
+		return new String(encoded(limit).key(this.keyPrefixBytes, identity), StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -738,10 +749,22 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	}
 
-	/** The encoded limit, computed once per limit. */
+	/**
+	 * The encoded limit, computed once per limit. A request passes the same
+	 * {@link RateLimit} instance every time, so it is first looked up by reference in a
+	 * small table, sparing the map the hash and the comparison of every field of the record.
+	 */
 	private EncodedLimit encoded(RateLimit limit) {
+		int slot = System.identityHashCode(limit) & (RECENT_LIMITS - 1);
+		EncodedLimit recent = this.recentLimits.get(slot);
+		if (recent != null && recent.limit == limit) {
+			return recent;
+		}
 		EncodedLimit encoded = this.encodedLimits.get(limit);
-		if (encoded == null) {
+		if (encoded != null) {
+			this.recentLimits.set(slot, encoded);
+		}
+		else {
 			if (this.encodedLimits.size() >= MAX_ENCODED_LIMITS) {
 				// limits are configured, so few; a caller making limits afresh must not grow this
 				this.encodedLimits.clear();
@@ -786,7 +809,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			this.rateLimits[i] = limit;
 			this.costs[i] = cost;
 			this.limits[i] = encoded(limit);
-			this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefix, identity);
+			this.keys[i] = this.limits[i].key(RedisRateLimitStore.this.keyPrefixBytes, identity);
 			this.fields[i] = this.limits[i].hashed ? identity.getBytes(StandardCharsets.UTF_8) : EMPTY;
 		}
 
@@ -886,8 +909,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		 * {@code <prefix>{<identity>}:<limit id>}, or for a bucket kept in a hash
 		 * {@code <prefix>{<tag of the identity's slot>}:<limit id>:h}.
 		 */
-		byte[] key(String prefix, String identity) {
-			byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
+		byte[] key(byte[] start, String identity) {
 			byte[] middle = escape(identity).getBytes(StandardCharsets.UTF_8);
 			if (this.hashed) {
 				middle = SlotTags.of(SlotHash.getSlot(middle));
@@ -1077,21 +1099,31 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 					if (failure == null) {
 						reply.complete(value);
 					}
-					else if (isMissingFunction(unwrap(failure))) {
-						load(commands, script).whenComplete((loaded, notLoaded) -> {
-							if (notLoaded == null) {
-								commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
-									.whenComplete((again, failed) -> complete(reply, again, failed));
-							}
-							else {
-								fallBackOrFail(commands, script, keys, args, reply, notLoaded);
-							}
-						});
-					}
 					else {
-						fallBackOrFail(commands, script, keys, args, reply, failure);
+						recover(commands, script, keys, args, reply, failure);
 					}
 				});
+		}
+
+		/**
+		 * After a failed FCALL: loads the library and calls again when Redis lacks it,
+		 * sends the script when the server runs no functions, else fails.
+		 */
+		private void recover(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
+				byte[][] args, CompletableFuture<List<?>> reply, Throwable failure) {
+			if (!isMissingFunction(unwrap(failure))) {
+				fallBackOrFail(commands, script, keys, args, reply, failure);
+				return;
+			}
+			load(commands, script).whenComplete((loaded, notLoaded) -> {
+				if (notLoaded == null) {
+					commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
+						.whenComplete((again, failed) -> complete(reply, again, failed));
+				}
+				else {
+					fallBackOrFail(commands, script, keys, args, reply, notLoaded);
+				}
+			});
 		}
 
 		/** The script instead when the server runs no functions; else the call fails. */
@@ -1165,11 +1197,31 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			return cause;
 		}
 
+		/**
+		 * Waits for the call the asynchronous path would send, as directly: FCALL (or
+		 * EVALSHA) awaited as it is, the loading and the fallback after a failure left to
+		 * the asynchronous path.
+		 */
 		private List<?> execute(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
 				byte[][] args, long deadline) {
-			CompletableFuture<List<?>> reply = new CompletableFuture<>();
-			send(commands, script, keys, args, reply);
-			return await(reply, deadline);
+			if (this.functions) {
+				Throwable failure;
+				try {
+					return await(commands.fcall(script.function(), ScriptOutputType.MULTI, keys, args), deadline);
+				}
+				catch (RedisSystemException ex) {
+					failure = ex.getCause();
+				}
+				CompletableFuture<List<?>> reply = new CompletableFuture<>();
+				recover(commands, script, keys, args, reply, failure);
+				return await(reply, deadline);
+			}
+			try {
+				return await(commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args), deadline);
+			}
+			catch (RedisNoScriptException ex) {
+				return await(commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, args), deadline);
+			}
 		}
 
 		/** The shared connection's commands, or {@code null} when the factory does not share one. */
@@ -1217,7 +1269,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			return (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 		}
 
-		private static List<?> await(CompletableFuture<List<?>> future, long deadline) {
+		private static List<?> await(Future<? extends List<?>> future, long deadline) {
 			try {
 				return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
@@ -1232,6 +1284,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			}
 			catch (ExecutionException ex) {
 				Throwable cause = unwrap(ex.getCause());
+				if (cause instanceof RedisNoScriptException noScript) {
+					throw noScript;
+				}
 				throw new RedisSystemException("Rate limit script failed: " + cause.getMessage(), cause);
 			}
 		}

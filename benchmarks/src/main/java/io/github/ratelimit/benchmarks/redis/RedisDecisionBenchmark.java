@@ -2,6 +2,7 @@ package io.github.ratelimit.benchmarks.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,6 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.ratelimit.benchmarks.redis.RedisDeciders.Decider;
 import io.github.ratelimit.Algorithm;
@@ -58,14 +58,15 @@ import io.github.ratelimit.redis.RedisScripts;
  * --port 6379 [--seconds 8] [--warmup 2] [--rounds 3] [--callers 1,8,64]
  * [--workloads hot,many] [--limiters ours,bucket4j,gateway] [--identities 100000]};
  * {@code ... RedisDecisionBenchmark script} prints the script the store runs for token
- * buckets. The Redis server must be one started for the benchmark
+ * buckets with {@code EVALSHA}, {@code ... library} the same as the function library it
+ * calls with {@code FCALL}. The Redis server must be one started for the benchmark
  * ({@code benchmarks/redis-bench.sh} does): the run flushes it and resets its statistics.
  */
 public final class RedisDecisionBenchmark {
 
 	private static final long HIGHEST_MICROS = TimeUnit.SECONDS.toMicros(10);
 
-	/** Name of the runs of {@code redis-benchmark} calling the store's script. */
+	/** Name of the runs of {@code redis-benchmark} calling the store's function. */
 	private static final String CEILING = "redis-benchmark";
 
 	private static final String IDENTITY = "IDENTITY";
@@ -83,6 +84,10 @@ public final class RedisDecisionBenchmark {
 	public static void main(String[] args) throws InterruptedException {
 		if (args.length > 0 && args[0].equals("script")) {
 			System.out.print(RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))).getScriptAsString());
+			return;
+		}
+		if (args.length > 0 && args[0].equals("library")) {
+			System.out.print(RedisScripts.acquireLibrary(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))));
 			return;
 		}
 		Map<String, String> options = options(args);
@@ -142,8 +147,9 @@ public final class RedisDecisionBenchmark {
 			}
 			Map<String, List<Run>> results = new TreeMap<>();
 			System.out.println("| round | limiter | keys | callers | decisions/s | p50 µs | p99 µs | admitted "
-					+ "| errors | sent/decision | Redis commands/decision | per command |");
-			System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+					+ "| errors | client CPU µs/decision | Redis CPU µs/decision | sent/decision "
+					+ "| Redis commands/decision | per command |");
+			System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 			List<String> order = new ArrayList<>(limiters.keySet());
 			List<String> ceilingCall = ceilingCall(admin);
 			if (ceilingRequests > 0) {
@@ -156,8 +162,10 @@ public final class RedisDecisionBenchmark {
 							Run result;
 							if (name.equals(CEILING)) {
 								admin.configResetstat();
+								double redisCpu = redisCpuSeconds(admin);
 								result = ceiling(redisBenchmark, host, port, ceilingCall, workload, callers,
 										ceilingRequests, identities);
+								result.redisCpuMicros = (redisCpuSeconds(admin) - redisCpu) * 1e6 / result.decisions;
 								result.commands = commandsPerDecision(admin.info("commandstats"), result.decisions);
 							}
 							else {
@@ -165,7 +173,11 @@ public final class RedisDecisionBenchmark {
 								run(decider, workload, callers, ids, warmup);
 								admin.configResetstat();
 								sent.clear();
+								double redisCpu = redisCpuSeconds(admin);
+								long clientCpu = processCpuNanos();
 								result = run(decider, workload, callers, ids, measure);
+								result.clientCpuMicros = (processCpuNanos() - clientCpu) / 1e3 / result.decisions;
+								result.redisCpuMicros = (redisCpuSeconds(admin) - redisCpu) * 1e6 / result.decisions;
 								result.commands = commandsPerDecision(admin.info("commandstats"), result.decisions);
 								result.sent = perDecision(sent, result.decisions);
 							}
@@ -173,10 +185,11 @@ public final class RedisDecisionBenchmark {
 										(k) -> new ArrayList<>())
 								.add(result);
 							System.out.printf(Locale.ROOT,
-									"| %d | %s | %s | %d | %.0f | %d | %d | %s | %d | %s | %.2f | %s |%n", round, name,
-									workload, callers, result.perSecond(), result.p50Micros, result.p99Micros,
-									result.admittedShare(), result.errors,
-									format(result.sent), total(result.commands), format(result.commands));
+									"| %d | %s | %s | %d | %.0f | %d | %d | %s | %d | %s | %.2f | %s | %.2f | %s |%n", round,
+									name, workload, callers, result.perSecond(), result.p50Micros, result.p99Micros,
+									result.admittedShare(), result.errors, cpu(result.clientCpuMicros),
+									result.redisCpuMicros, format(result.sent), total(result.commands),
+									format(result.commands));
 						}
 					}
 				}
@@ -194,8 +207,8 @@ public final class RedisDecisionBenchmark {
 	private static void summarise(Map<String, List<Run>> results) {
 		System.out.println();
 		System.out.println("| limiter | keys | callers | decisions/s median (min–max) | p50 µs median | p99 µs median (min–max) "
-				+ "| sent/decision | Redis commands/decision |");
-		System.out.println("|---|---|---|---|---|---|---|---|");
+				+ "| client CPU µs/decision | Redis CPU µs/decision | sent/decision | Redis commands/decision |");
+		System.out.println("|---|---|---|---|---|---|---|---|---|---|");
 		for (Map.Entry<String, List<Run>> entry : results.entrySet()) {
 			String[] name = entry.getKey().split("\\|");
 			List<Run> runs = entry.getValue();
@@ -204,14 +217,39 @@ public final class RedisDecisionBenchmark {
 			long[] p99 = runs.stream().mapToLong((r) -> r.p99Micros).sorted().toArray();
 			double[] commands = runs.stream().mapToDouble((r) -> total(r.commands)).sorted().toArray();
 			double[] sent = runs.stream().mapToDouble((r) -> total(r.sent)).sorted().toArray();
+			double[] clientCpu = runs.stream().mapToDouble((r) -> r.clientCpuMicros).sorted().toArray();
+			double[] redisCpu = runs.stream().mapToDouble((r) -> r.redisCpuMicros).sorted().toArray();
 			// redis-benchmark sends no command through the Java client
 			String sentPerDecision = runs.get(0).sent.isEmpty() ? "-"
 					: String.format(Locale.ROOT, "%.2f", sent[sent.length / 2]);
-			System.out.printf(Locale.ROOT, "| %s | %s | %d | %.0f (%.0f–%.0f) | %d | %d (%d–%d) | %s | %.2f |%n",
+			System.out.printf(Locale.ROOT, "| %s | %s | %d | %.0f (%.0f–%.0f) | %d | %d (%d–%d) | %s | %.2f | %s | %.2f |%n",
 					name[0], name[1], Integer.parseInt(name[2]), rates[rates.length / 2], rates[0], rates[rates.length - 1],
-					p50[p50.length / 2], p99[p99.length / 2], p99[0], p99[p99.length - 1], sentPerDecision,
+					p50[p50.length / 2], p99[p99.length / 2], p99[0], p99[p99.length - 1],
+					cpu(clientCpu[clientCpu.length / 2]), redisCpu[redisCpu.length / 2], sentPerDecision,
 					commands[commands.length / 2]);
 		}
+	}
+
+	/** CPU time this process (the callers and the Lettuce client) has used. */
+	private static long processCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+	}
+
+	/** CPU time the Redis server has used, user and system, from {@code INFO cpu}. */
+	private static double redisCpuSeconds(RedisCommands<String, String> admin) {
+		double seconds = 0;
+		for (String line : admin.info("cpu").lines().toList()) {
+			if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+			}
+		}
+		return seconds;
+	}
+
+	/** A client CPU figure; {@code -} for redis-benchmark, whose client is another process. */
+	private static String cpu(double micros) {
+		return Double.isNaN(micros) ? "-" : String.format(Locale.ROOT, "%.2f", micros);
 	}
 
 	/** Runs {@code callers} threads deciding in a closed loop for {@code duration}. */
@@ -287,20 +325,21 @@ public final class RedisDecisionBenchmark {
 	}
 
 	/**
-	 * The arguments of {@code EVALSHA} exactly as the store sends them for one token bucket
-	 * limit, with the identity left as {@value #IDENTITY}: the store's script, loaded here, its key
-	 * for the limit, and the values the store passes (now from Redis {@code TIME}, acquire,
-	 * one limit, its algorithm, capacity, emission interval and the cost).
+	 * The call exactly as the store sends it for one token bucket limit, with the identity
+	 * left as {@value #IDENTITY}: {@code FCALL} of the store's function, whose library is
+	 * loaded here, its key for the limit, and the values the store passes (now from Redis
+	 * {@code TIME}, acquire, one limit, its algorithm, capacity, emission interval and the
+	 * cost).
 	 */
 	private static List<String> ceilingCall(RedisCommands<String, String> admin) {
 		// the script the store sends for requests whose limits are token buckets
-		RedisScript<?> script = RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET)));
-		String sha = admin.scriptLoad(script.getScriptAsString());
+		List<AlgorithmSpec> tokenBucket = List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET));
+		admin.functionLoad(RedisScripts.acquireLibrary(tokenBucket), true);
 		RateLimit limit = RedisDeciders.limit();
 		String key = new RedisRateLimitStore(new LettuceConnectionFactory(), RedisDeciders.KEY_PREFIX)
 			.key(new Acquisition(limit, IDENTITY, 1));
-		return List.of("EVALSHA", sha, "1", key, "", "acquire", "1", "tb", Long.toString(limit.capacity()),
-				Long.toString(limit.emissionIntervalMicros()), "1", "");
+		return List.of("FCALL", RedisScripts.functionName(RedisScripts.acquire(tokenBucket)), "1", key, "", "acquire",
+				"1", "tb", Long.toString(limit.capacity()), Long.toString(limit.emissionIntervalMicros()), "1", "");
 	}
 
 	/**
@@ -326,7 +365,7 @@ public final class RedisDecisionBenchmark {
 				throw new IllegalStateException("redis-benchmark failed: " + output);
 			}
 			// "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms",...
-			String last = output.lines().filter((line) -> line.startsWith("\"EVALSHA")).reduce((a, b) -> b)
+			String last = output.lines().filter((line) -> line.startsWith("\"" + call.get(0))).reduce((a, b) -> b)
 				.orElseThrow(() -> new IllegalStateException("No result from redis-benchmark: " + output));
 			String[] columns = last.split("\",\"");
 			double rps = Double.parseDouble(columns[1]);
@@ -422,6 +461,12 @@ public final class RedisDecisionBenchmark {
 		Map<String, Double> commands = Map.of();
 
 		Map<String, Double> sent = Map.of();
+
+		/** CPU this process used per decision; NaN for redis-benchmark. */
+		double clientCpuMicros = Double.NaN;
+
+		/** CPU the Redis server used per decision. */
+		double redisCpuMicros;
 
 		Run(long decisions, long admitted, long errors, long elapsedNanos, long p50Micros, long p99Micros) {
 			this.decisions = decisions;
