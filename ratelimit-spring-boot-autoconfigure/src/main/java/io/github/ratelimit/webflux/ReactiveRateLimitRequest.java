@@ -37,12 +37,22 @@ public final class ReactiveRateLimitRequest implements RateLimitRequest {
 		return this.request.getMethod().name();
 	}
 
-	/** Decoded segment by segment and without path parameters, as WebFlux matches handlers. */
+	/**
+	 * Decoded segment by segment and without path parameters, as WebFlux matches handlers;
+	 * a path with nothing to decode and no parameters ({@code %} and {@code ;} absent) is
+	 * that already.
+	 */
 	@Override
 	public String path() {
 		if (this.path == null) {
+			PathContainer within = this.request.getPath().pathWithinApplication();
+			String raw = within.value();
+			if (raw.indexOf('%') < 0 && raw.indexOf(';') < 0) {
+				this.path = raw;
+				return raw;
+			}
 			StringBuilder path = new StringBuilder();
-			for (PathContainer.Element element : this.request.getPath().pathWithinApplication().elements()) {
+			for (PathContainer.Element element : within.elements()) {
 				if (element instanceof PathContainer.PathSegment segment) {
 					path.append(segment.valueToMatch());
 				}
