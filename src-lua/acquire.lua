@@ -55,7 +55,7 @@ local refund = mode == 'refund'
 local lease = mode == 'lease'
 -- one limit, the usual call, gets its reply at its size rather than grown twice
 local reply
-if n == 1 then
+if n == 1 and mode ~= 'refund' then
   reply = { now, 0, 0, 0 }
 else
   reply = { now }

@@ -729,7 +729,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 					specs.add(AlgorithmSpec.of(algorithm));
 				}
 			}
-			script = new Script(RedisScripts.acquire(specs), RedisScripts.acquireLibrary(specs));
+			script = new Script(RedisScripts.acquire(specs), RedisScripts.acquireFunction(specs));
 			SCRIPTS.compareAndSet(algorithms, null, script);
 		}
 		return script;
@@ -742,9 +742,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	private record Script(String sha, byte[] bytes, String function, String library) {
 
 		@SuppressWarnings("rawtypes")
-		Script(RedisScript<List> script, String library) {
-			this(script.getSha1(), script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
-					RedisScripts.functionName(script), library);
+		Script(RedisScript<List> script, RedisScripts.RedisFunction function) {
+			this(script.getSha1(), script.getScriptAsString().getBytes(StandardCharsets.UTF_8), function.name(),
+					function.library());
 		}
 
 	}
@@ -1005,6 +1005,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		/** Whether scripts run as Redis functions; cleared for good when the server runs none. */
 		private volatile boolean functions;
 
+		/** Libraries being loaded, by function name. */
+		private final Map<String, CompletableFuture<Object>> loads = new ConcurrentHashMap<>();
+
 		LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, Duration timeout, boolean functions) {
 			this.connectionFactory = connectionFactory;
 			this.timeoutNanos = timeout.toNanos();
@@ -1115,15 +1118,43 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				fallBackOrFail(commands, script, keys, args, reply, failure);
 				return;
 			}
-			load(commands, script).whenComplete((loaded, notLoaded) -> {
+			loadOnce(commands, script).whenComplete((loaded, notLoaded) -> {
 				if (notLoaded == null) {
 					commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
 						.whenComplete((again, failed) -> complete(reply, again, failed));
 				}
+				else if (runsNoFunctions(unwrap(notLoaded))) {
+					this.functions = false;
+					sendScript(commands, script, keys, args, reply);
+				}
 				else {
-					fallBackOrFail(commands, script, keys, args, reply, notLoaded);
+					// not loaded this time (a primary of a cluster failing over, Redis out of
+					// memory): this call takes the script, which needs its own node only
+					sendScript(commands, script, keys, args, reply);
 				}
 			});
+		}
+
+		/**
+		 * Loads the script's library, or joins the load already under way: the calls that
+		 * miss it together (after a restart, say) load it once.
+		 */
+		private CompletionStage<?> loadOnce(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script) {
+			CompletableFuture<Object> mine = new CompletableFuture<>();
+			CompletableFuture<Object> running = this.loads.putIfAbsent(script.function(), mine);
+			if (running != null) {
+				return running;
+			}
+			load(commands, script).whenComplete((loaded, failure) -> {
+				this.loads.remove(script.function(), mine);
+				if (failure != null) {
+					mine.completeExceptionally(failure);
+				}
+				else {
+					mine.complete(loaded);
+				}
+			});
+			return mine;
 		}
 
 		/** The script instead when the server runs no functions; else the call fails. */
@@ -1173,10 +1204,17 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 					&& failure.getMessage().contains("Function not found");
 		}
 
-		/** Redis before 7 knows no FCALL; an ACL user may be denied functions but allowed scripts. */
+		/**
+		 * Redis before 7 knows no FCALL; an ACL user may be denied FCALL or FUNCTION LOAD but
+		 * allowed scripts (a denied key is denied to scripts as well, and says so).
+		 */
 		private static boolean runsNoFunctions(Throwable failure) {
-			return failure instanceof RedisCommandExecutionException && failure.getMessage() != null
-					&& (failure.getMessage().startsWith("ERR unknown command") || failure.getMessage().startsWith("NOPERM"));
+			if (!(failure instanceof RedisCommandExecutionException) || failure.getMessage() == null) {
+				return false;
+			}
+			String message = failure.getMessage();
+			return message.startsWith("ERR unknown command") || (message.startsWith("NOPERM")
+					&& (message.contains("'fcall'") || message.contains("'function")));
 		}
 
 		private static void complete(CompletableFuture<List<?>> reply, List<?> value, Throwable failure) {

@@ -39,6 +39,9 @@ public final class RedisScripts {
 
 	private static final String STANDALONE_MARKER = "-- standalone entry --";
 
+	/** Stands for the function's name in its library until the name, a hash of the library, is known. */
+	private static final String FUNCTION_NAME = "<function name>";
+
 	/** A top-level definition in {@code lib.lua}: {@code local function name} or {@code local name =}. */
 	private static final Pattern DEFINITION = Pattern.compile("(?m)^local (?:function )?(\\w+)");
 
@@ -77,32 +80,31 @@ public final class RedisScripts {
 	}
 
 	/**
-	 * The name of the Redis function that runs a composed script, and of the library
-	 * registering it: the script's SHA-1 in it, so that instances running different
-	 * releases side by side each call their own.
-	 * @param script a composed script
-	 * @return its function's name
+	 * The script deciding every limit of a request whose limits use only some algorithms,
+	 * as a Redis function library (Redis 7 and later, {@code FUNCTION LOAD}): its helpers
+	 * and algorithms are defined once, when Redis loads it, and {@code FCALL} of its
+	 * {@link RedisFunction#name() function} with the keys and arguments of
+	 * {@link #acquire(Collection)} runs the driver alone, which is what every call would
+	 * define again with {@code EVALSHA}.
+	 * @param algorithms the algorithms it decides
+	 * @return the function and its library
 	 */
-	public static String functionName(RedisScript<?> script) {
-		return "ratelimit_" + script.getSha1();
+	public static RedisFunction acquireFunction(Collection<AlgorithmSpec> algorithms) {
+		String driver = read("acquire.lua");
+		// KEYS and ARGV are globals of a script; here locals of the library, set by each call
+		String body = "local KEYS, ARGV\n" + library(algorithms, driver) + "\nredis.register_function('"
+				+ FUNCTION_NAME + "', function(keys, args)\nKEYS, ARGV = keys, args\n" + driver + "\nend)\n";
+		// named after its code, so that instances of different releases each call their own
+		String name = "ratelimit_" + RedisScript.of(body).getSha1();
+		return new RedisFunction(name, "#!lua name=" + name + "\n" + body.replace(FUNCTION_NAME, name));
 	}
 
 	/**
-	 * The script deciding every limit of a request whose limits use only some algorithms,
-	 * as a Redis function library (Redis 7 and later, {@code FUNCTION LOAD}): its helpers
-	 * and algorithms are defined once, when Redis loads it, and {@code FCALL} of
-	 * {@link #functionName} with the keys and arguments of {@link #acquire(Collection)}
-	 * runs the driver alone, which is what every call would define again with
-	 * {@code EVALSHA}.
-	 * @param algorithms the algorithms it decides
-	 * @return the library's code
+	 * A Redis function and the library that registers it.
+	 * @param name the function's name, which is also its library's
+	 * @param library the library's code, for {@code FUNCTION LOAD}
 	 */
-	public static String acquireLibrary(Collection<AlgorithmSpec> algorithms) {
-		String name = functionName(acquire(algorithms));
-		String driver = read("acquire.lua");
-		// KEYS and ARGV are globals of a script; here locals of the library, set by each call
-		return "#!lua name=" + name + "\nlocal KEYS, ARGV\n" + library(algorithms, driver) + "\nredis.register_function('"
-				+ name + "', function(keys, args)\nKEYS, ARGV = keys, args\n" + driver + "\nend)\n";
+	public record RedisFunction(String name, String library) {
 	}
 
 	/**

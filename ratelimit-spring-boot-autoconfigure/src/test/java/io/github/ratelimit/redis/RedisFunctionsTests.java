@@ -3,7 +3,9 @@ package io.github.ratelimit.redis;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,6 +23,7 @@ import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.redis.RedisTestCluster.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The store with a per-call timeout (as configured by the starter) runs its script as a
@@ -38,7 +41,8 @@ class RedisFunctionsTests {
 	private static final RateLimit LIMIT = RateLimit.of("functions", Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1));
 
 	private static final String FUNCTION = RedisScripts
-		.functionName(RedisScripts.acquire(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))));
+		.acquireFunction(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET)))
+		.name();
 
 	@Test
 	void decidesThroughAFunctionLoadedOnFirstUseAndAgainWhenRedisLostIt() {
@@ -72,6 +76,56 @@ class RedisFunctionsTests {
 	}
 
 	@Test
+	void callsThatMissTheLibraryTogetherLoadItOnce() {
+		RedisTestServer server = RedisTestServer.shared();
+		LettuceConnectionFactory factory = server.connectionFactory();
+		try {
+			RedisRateLimitStore store = new RedisRateLimitStore(factory, "together:" + System.nanoTime() + ":", null,
+					TIMEOUT);
+			// the connection known, then the library gone
+			assertThat(store.tryAcquire(acquire("user:erin")).allowed()).isTrue();
+			command(server.host(), server.port(), "FUNCTION", "FLUSH");
+			long loads = calls(server.host(), server.port(), "function|load");
+			List<CompletableFuture<RateLimitResult>> calls = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				calls.add(store.tryAcquireAsync(acquire("user:frank" + i), 0).toCompletableFuture());
+			}
+			// the eight misses come back, in order, before the reply to the load the first sent
+			assertThat(calls).allSatisfy((call) -> assertThat(remaining(call.join())).isEqualTo(4));
+			assertThat(calls(server.host(), server.port(), "function|load") - loads).isEqualTo(1);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void aKeyTheUserMayNotTouchLeavesFunctionsOn() {
+		RedisTestServer server = RedisTestServer.shared();
+		String prefix = "acl-keys:" + System.nanoTime() + ":";
+		command(server.host(), server.port(), "ACL", "SETUSER", "some-keys", "reset", "on", ">secret", "~other:*",
+				"+@all");
+		LettuceConnectionFactory factory = factory(server, "some-keys");
+		try {
+			RedisRateLimitStore store = new RedisRateLimitStore(factory, prefix, null, TIMEOUT);
+			assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> store.tryAcquire(acquire("user:gina")))
+				.withStackTraceContaining("NOPERM");
+			command(server.host(), server.port(), "ACL", "SETUSER", "some-keys", "~" + prefix + "*");
+			long functions = calls(server.host(), server.port(), "fcall");
+			long scripts = calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval");
+			assertThat(remaining(store.tryAcquire(acquire("user:gina")))).isEqualTo(4);
+			// still through the function (loaded first if an earlier test flushed it), no script
+			assertThat(calls(server.host(), server.port(), "fcall")).isGreaterThan(functions);
+			assertThat(calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval"))
+				.isEqualTo(scripts);
+		}
+		finally {
+			factory.destroy();
+			command(server.host(), server.port(), "ACL", "DELUSER", "some-keys");
+		}
+	}
+
+	@Test
 	void preloadingLoadsTheLibrariesAheadOfTheFirstRequest() {
 		RedisTestServer server = RedisTestServer.shared();
 		command(server.host(), server.port(), "FUNCTION", "FLUSH");
@@ -82,7 +136,7 @@ class RedisFunctionsTests {
 			store.preload();
 			String libraries = String.valueOf(command(server.host(), server.port(), "FUNCTION", "LIST"));
 			for (AlgorithmSpec spec : AlgorithmSpec.all()) {
-				assertThat(libraries).contains(RedisScripts.functionName(RedisScripts.acquire(List.of(spec))));
+				assertThat(libraries).contains(RedisScripts.acquireFunction(List.of(spec)).name());
 			}
 			long functions = calls(server.host(), server.port(), "fcall");
 			assertThat(remaining(store.tryAcquire(acquire("user:dave")))).isEqualTo(4);
@@ -99,17 +153,7 @@ class RedisFunctionsTests {
 		RedisTestServer server = RedisTestServer.shared();
 		command(server.host(), server.port(), "ACL", "SETUSER", "scripts-only", "reset", "on", ">secret", "~*",
 				"+@all", "-fcall", "-function");
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
-		configuration.setUsername("scripts-only");
-		configuration.setPassword("secret");
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder()
-					.clientResources(RedisTestSupport.clientResources())
-					.commandTimeout(TIMEOUT)
-					.shutdownQuietPeriod(Duration.ZERO)
-					.build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = factory(server, "scripts-only");
 		try {
 			RedisRateLimitStore store = new RedisRateLimitStore(factory, "scripts:" + System.nanoTime() + ":", null,
 					TIMEOUT);
@@ -185,6 +229,22 @@ class RedisFunctionsTests {
 		finally {
 			factory.destroy();
 		}
+	}
+
+	/** A factory connecting as an ACL user whose password is {@code secret}. */
+	private static LettuceConnectionFactory factory(RedisTestServer server, String user) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+		configuration.setUsername(user);
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder()
+					.clientResources(RedisTestSupport.clientResources())
+					.commandTimeout(TIMEOUT)
+					.shutdownQuietPeriod(Duration.ZERO)
+					.build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	private static List<Acquisition> acquire(String identity) {

@@ -124,12 +124,14 @@ public final class SlowLinkProxy implements AutoCloseable {
 		thread.start();
 	}
 
-	/** Script calls in a chunk of RESP: each starts with the bulk string EVALSHA or EVAL. */
+	/** Script calls in a chunk of RESP: each starts with the bulk string FCALL, EVALSHA or EVAL. */
 	private static int scriptCalls(byte[] chunk) {
 		String text = new String(chunk, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT);
 		int calls = 0;
-		for (int at = text.indexOf("\r\nEVAL"); at >= 0; at = text.indexOf("\r\nEVAL", at + 1)) {
-			calls++;
+		for (String command : new String[] { "\r\nFCALL\r\n", "\r\nEVAL" }) {
+			for (int at = text.indexOf(command); at >= 0; at = text.indexOf(command, at + 1)) {
+				calls++;
+			}
 		}
 		return calls;
 	}

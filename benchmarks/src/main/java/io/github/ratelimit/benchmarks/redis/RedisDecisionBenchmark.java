@@ -87,7 +87,7 @@ public final class RedisDecisionBenchmark {
 			return;
 		}
 		if (args.length > 0 && args[0].equals("library")) {
-			System.out.print(RedisScripts.acquireLibrary(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))));
+			System.out.print(RedisScripts.acquireFunction(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))).library());
 			return;
 		}
 		Map<String, String> options = options(args);
@@ -334,11 +334,12 @@ public final class RedisDecisionBenchmark {
 	private static List<String> ceilingCall(RedisCommands<String, String> admin) {
 		// the script the store sends for requests whose limits are token buckets
 		List<AlgorithmSpec> tokenBucket = List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET));
-		admin.functionLoad(RedisScripts.acquireLibrary(tokenBucket), true);
+		RedisScripts.RedisFunction function = RedisScripts.acquireFunction(tokenBucket);
+		admin.functionLoad(function.library(), true);
 		RateLimit limit = RedisDeciders.limit();
 		String key = new RedisRateLimitStore(new LettuceConnectionFactory(), RedisDeciders.KEY_PREFIX)
 			.key(new Acquisition(limit, IDENTITY, 1));
-		return List.of("FCALL", RedisScripts.functionName(RedisScripts.acquire(tokenBucket)), "1", key, "", "acquire",
+		return List.of("FCALL", function.name(), "1", key, "", "acquire",
 				"1", "tb", Long.toString(limit.capacity()), Long.toString(limit.emissionIntervalMicros()), "1", "");
 	}
 
