@@ -1082,10 +1082,14 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 				}
 				CompletableFuture<List<?>> loaded = new CompletableFuture<>();
 				load(commands, script).whenComplete((value, failure) -> {
-					if (failure != null && runsNoFunctions(unwrap(failure))) {
-						this.functions = false;
+					if (failure == null || runsNoFunctions(unwrap(failure))) {
+						// refused: the server runs no functions, and calls take the script
+						this.functions = (failure == null);
+						loaded.complete(List.of());
 					}
-					complete(loaded, List.of(), (failure == null || !this.functions) ? null : failure);
+					else {
+						loaded.completeExceptionally(failure);
+					}
 				});
 				await(loaded, deadline);
 			}
@@ -1124,13 +1128,12 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 					commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
 						.whenComplete((again, failed) -> complete(reply, again, failed));
 				}
-				else if (runsNoFunctions(unwrap(notLoaded))) {
-					this.functions = false;
-					sendScript(commands, script, keys, args, reply);
-				}
 				else {
-					// not loaded this time (a primary of a cluster failing over, Redis out of
-					// memory): this call takes the script, which needs its own node only
+					// refused for good, or not loaded this time (a primary of a cluster failing
+					// over, Redis out of memory): the script, which needs its own node only
+					if (runsNoFunctions(unwrap(notLoaded))) {
+						this.functions = false;
+					}
 					sendScript(commands, script, keys, args, reply);
 				}
 			});
