@@ -1,7 +1,9 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -12,6 +14,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -136,25 +139,25 @@ class RateLimitStoreAutoConfigurationTests {
 	@Test
 	void decidesThroughARedisFunctionUnlessFunctionsAreTurnedOff() {
 		RedisTestServer.shared().flushAll();
+		withRedis().run((context) -> assertThat(decisionCalls(context, "user:alice"))
+			.isEqualTo(Map.of("fcall", true, "evalsha", false)));
+		withRedis().withPropertyValues("ratelimit.redis.functions=false")
+			.run((context) -> assertThat(decisionCalls(context, "user:bob"))
+				.isEqualTo(Map.of("fcall", false, "evalsha", true)));
+	}
+
+	/** Decides once for {@code identity}; whether Redis counted FCALL and EVALSHA calls for it. */
+	private static Map<String, Boolean> decisionCalls(ApplicationContext context, String identity) {
+		StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+		long functions = calls(redis, "fcall");
+		long scripts = calls(redis, "evalsha");
 		RateLimit limit = RateLimit.of("GET /api/reports", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1));
-		withRedis().run((context) -> {
-			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
-			long functions = calls(redis, "fcall");
-			long scripts = calls(redis, "evalsha");
-			RateLimitStore store = context.getBean(RateLimitStore.class);
-			assertThat(store.tryAcquire(List.of(new Acquisition(limit, "user:alice", 1))).allowed()).isTrue();
-			assertThat(calls(redis, "fcall")).isGreaterThan(functions);
-			assertThat(calls(redis, "evalsha")).isEqualTo(scripts);
-		});
-		withRedis().withPropertyValues("ratelimit.redis.functions=false").run((context) -> {
-			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
-			long functions = calls(redis, "fcall");
-			long scripts = calls(redis, "evalsha");
-			RateLimitStore store = context.getBean(RateLimitStore.class);
-			assertThat(store.tryAcquire(List.of(new Acquisition(limit, "user:bob", 1))).allowed()).isTrue();
-			assertThat(calls(redis, "fcall")).isEqualTo(functions);
-			assertThat(calls(redis, "evalsha")).isGreaterThan(scripts);
-		});
+		RateLimitStore store = context.getBean(RateLimitStore.class);
+		assertThat(store.tryAcquire(List.of(new Acquisition(limit, identity, 1))).allowed()).isTrue();
+		Map<String, Boolean> called = new HashMap<>();
+		called.put("fcall", calls(redis, "fcall") > functions);
+		called.put("evalsha", calls(redis, "evalsha") > scripts);
+		return called;
 	}
 
 	/** Calls of a command Redis counted so far. */

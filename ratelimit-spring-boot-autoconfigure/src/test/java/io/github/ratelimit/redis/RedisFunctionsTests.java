@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,137 +47,96 @@ class RedisFunctionsTests {
 
 	@Test
 	void decidesThroughAFunctionLoadedOnFirstUseAndAgainWhenRedisLostIt() {
-		RedisTestServer server = RedisTestServer.shared();
-		command(server.host(), server.port(), "FUNCTION", "FLUSH");
-		LettuceConnectionFactory factory = server.connectionFactory();
-		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(factory, "functions:" + System.nanoTime() + ":", null,
-					TIMEOUT);
-			long scripts = calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval");
-			long functions = calls(server.host(), server.port(), "fcall");
+		redis("FUNCTION", "FLUSH");
+		withStore("functions:", (store) -> {
+			long scripts = scriptCalls();
+			long functions = calls("fcall");
 			assertThat(remaining(store.tryAcquire(acquire("user:alice")))).isEqualTo(4);
-			assertThat(String.valueOf(command(server.host(), server.port(), "FUNCTION", "LIST"))).contains(FUNCTION);
+			assertThat(String.valueOf(redis("FUNCTION", "LIST"))).contains(FUNCTION);
 			assertThat(remaining(store.tryAcquireAsync(acquire("user:alice"), 0).toCompletableFuture().join()))
 				.isEqualTo(3);
 			// Redis restarted without its functions: loaded again, the bucket kept
-			command(server.host(), server.port(), "FUNCTION", "FLUSH");
+			redis("FUNCTION", "FLUSH");
 			assertThat(remaining(store.tryAcquireAsync(acquire("user:alice"), 0).toCompletableFuture().join()))
 				.isEqualTo(2);
-			command(server.host(), server.port(), "FUNCTION", "FLUSH");
+			redis("FUNCTION", "FLUSH");
 			assertThat(remaining(store.tryAcquire(acquire("user:alice")))).isEqualTo(1);
 			// four decisions, three of them on a server without the function: one call
 			// refused (not found) before each of those
-			assertThat(calls(server.host(), server.port(), "fcall") - functions).isEqualTo(7);
-			assertThat(calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval"))
-				.isEqualTo(scripts);
-		}
-		finally {
-			factory.destroy();
-		}
+			assertThat(calls("fcall") - functions).isEqualTo(7);
+			assertThat(scriptCalls()).isEqualTo(scripts);
+		});
 	}
 
 	@Test
 	void callsThatMissTheLibraryTogetherLoadItOnce() {
-		RedisTestServer server = RedisTestServer.shared();
-		LettuceConnectionFactory factory = server.connectionFactory();
-		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(factory, "together:" + System.nanoTime() + ":", null,
-					TIMEOUT);
+		withStore("together:", (store) -> {
 			// the connection known, then the library gone
 			assertThat(store.tryAcquire(acquire("user:erin")).allowed()).isTrue();
-			command(server.host(), server.port(), "FUNCTION", "FLUSH");
-			long loads = calls(server.host(), server.port(), "function|load");
+			redis("FUNCTION", "FLUSH");
+			long loads = calls("function|load");
 			List<CompletableFuture<RateLimitResult>> calls = new ArrayList<>();
 			for (int i = 0; i < 8; i++) {
 				calls.add(store.tryAcquireAsync(acquire("user:frank" + i), 0).toCompletableFuture());
 			}
 			// the eight misses come back, in order, before the reply to the load the first sent
 			assertThat(calls).allSatisfy((call) -> assertThat(remaining(call.join())).isEqualTo(4));
-			assertThat(calls(server.host(), server.port(), "function|load") - loads).isEqualTo(1);
-		}
-		finally {
-			factory.destroy();
-		}
+			assertThat(calls("function|load") - loads).isEqualTo(1);
+		});
 	}
 
 	@Test
 	void aKeyTheUserMayNotTouchLeavesFunctionsOn() {
-		RedisTestServer server = RedisTestServer.shared();
 		String prefix = "acl-keys:" + System.nanoTime() + ":";
-		command(server.host(), server.port(), "ACL", "SETUSER", "some-keys", "reset", "on", ">secret", "~other:*",
-				"+@all");
-		LettuceConnectionFactory factory = factory(server, "some-keys");
-		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(factory, prefix, null, TIMEOUT);
+		asUser("some-keys", new String[] { "~other:*", "+@all" }, prefix, (store) -> {
 			assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> store.tryAcquire(acquire("user:gina")))
 				.withStackTraceContaining("NOPERM");
-			command(server.host(), server.port(), "ACL", "SETUSER", "some-keys", "~" + prefix + "*");
-			long functions = calls(server.host(), server.port(), "fcall");
-			long scripts = calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval");
+			redis("ACL", "SETUSER", "some-keys", "~" + prefix + "*");
+			long functions = calls("fcall");
+			long scripts = scriptCalls();
 			assertThat(remaining(store.tryAcquire(acquire("user:gina")))).isEqualTo(4);
 			// still through the function (loaded first if an earlier test flushed it), no script
-			assertThat(calls(server.host(), server.port(), "fcall")).isGreaterThan(functions);
-			assertThat(calls(server.host(), server.port(), "evalsha") + calls(server.host(), server.port(), "eval"))
-				.isEqualTo(scripts);
-		}
-		finally {
-			factory.destroy();
-			command(server.host(), server.port(), "ACL", "DELUSER", "some-keys");
-		}
+			assertThat(calls("fcall")).isGreaterThan(functions);
+			assertThat(scriptCalls()).isEqualTo(scripts);
+		});
 	}
 
 	@Test
 	void preloadingLoadsTheLibrariesAheadOfTheFirstRequest() {
-		RedisTestServer server = RedisTestServer.shared();
-		command(server.host(), server.port(), "FUNCTION", "FLUSH");
-		LettuceConnectionFactory factory = server.connectionFactory();
-		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(factory, "preload:" + System.nanoTime() + ":", null,
-					TIMEOUT);
+		redis("FUNCTION", "FLUSH");
+		withStore("preload:", (store) -> {
 			store.preload();
-			String libraries = String.valueOf(command(server.host(), server.port(), "FUNCTION", "LIST"));
+			String libraries = String.valueOf(redis("FUNCTION", "LIST"));
 			for (AlgorithmSpec spec : AlgorithmSpec.all()) {
 				assertThat(libraries).contains(RedisScripts.acquireFunction(List.of(spec)).name());
 			}
-			long functions = calls(server.host(), server.port(), "fcall");
+			long functions = calls("fcall");
 			assertThat(remaining(store.tryAcquire(acquire("user:dave")))).isEqualTo(4);
 			// no call refused for a missing function
-			assertThat(calls(server.host(), server.port(), "fcall") - functions).isEqualTo(1);
-		}
-		finally {
-			factory.destroy();
-		}
+			assertThat(calls("fcall") - functions).isEqualTo(1);
+		});
 	}
 
 	@Test
 	void runsTheScriptForAUserThatMayNotCallFunctions() {
-		RedisTestServer server = RedisTestServer.shared();
-		command(server.host(), server.port(), "ACL", "SETUSER", "scripts-only", "reset", "on", ">secret", "~*",
-				"+@all", "-fcall", "-function");
-		LettuceConnectionFactory factory = factory(server, "scripts-only");
-		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(factory, "scripts:" + System.nanoTime() + ":", null,
-					TIMEOUT);
-			// a user that may not load functions: preloading loads the scripts alone
-			store.preload();
-			long scripts = calls(server.host(), server.port(), "evalsha");
-			for (long expected = 4; expected >= 0; expected--) {
-				assertThat(remaining(store.tryAcquire(acquire("user:bob")))).isEqualTo(expected);
-			}
-			assertThat(store.tryAcquireAsync(acquire("user:bob"), 0).toCompletableFuture().join().allowed()).isFalse();
-			// a script for every decision, loaded ahead
-			assertThat(calls(server.host(), server.port(), "evalsha") - scripts).isEqualTo(6);
-		}
-		finally {
-			factory.destroy();
-			command(server.host(), server.port(), "ACL", "DELUSER", "scripts-only");
-		}
+		asUser("scripts-only", new String[] { "~*", "+@all", "-fcall", "-function" },
+				"scripts:" + System.nanoTime() + ":", (store) -> {
+					// a user that may not load functions: preloading loads the scripts alone
+					store.preload();
+					long scripts = calls("evalsha");
+					for (long expected = 4; expected >= 0; expected--) {
+						assertThat(remaining(store.tryAcquire(acquire("user:bob")))).isEqualTo(expected);
+					}
+					assertThat(store.tryAcquireAsync(acquire("user:bob"), 0).toCompletableFuture().join().allowed())
+						.isFalse();
+					// a script for every decision, loaded ahead
+					assertThat(calls("evalsha") - scripts).isEqualTo(6);
+				});
 	}
 
 	@Test
 	void aCallDoesNotInheritTheBucketFieldsOfTheCallBefore() {
-		RedisTestServer server = RedisTestServer.shared();
-		LettuceConnectionFactory factory = server.connectionFactory();
+		LettuceConnectionFactory factory = RedisTestServer.shared().connectionFactory();
 		try {
 			String prefix = "fields:" + System.nanoTime() + ":";
 			RedisRateLimitStore hashed = new RedisRateLimitStore(factory, prefix + "h:", null, TIMEOUT,
@@ -190,8 +150,8 @@ class RedisFunctionsTests {
 			assertThat(keyed.tryAcquire(List.of(carol)).allowed()).isTrue();
 			assertThat(keyed.field(carol)).isNull();
 			// the second bucket is a key of its own, not a field of a hash under its key
-			assertThat(command(server.host(), server.port(), "TYPE", keyed.key(carol))).isEqualTo("string");
-			assertThat(command(server.host(), server.port(), "TYPE", hashed.key(carol))).isEqualTo("hash");
+			assertThat(redis("TYPE", keyed.key(carol))).isEqualTo("string");
+			assertThat(redis("TYPE", hashed.key(carol))).isEqualTo("hash");
 		}
 		finally {
 			factory.destroy();
@@ -204,10 +164,7 @@ class RedisFunctionsTests {
 		for (HostAndPort master : cluster.masters()) {
 			command(master.host(), master.port(), "FUNCTION", "FLUSH");
 		}
-		LettuceConnectionFactory factory = cluster.connectionFactory();
-		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(factory, "functions:" + System.nanoTime() + ":", null,
-					TIMEOUT);
+		withStore(cluster.connectionFactory(), "functions:", (store) -> {
 			long before = 0;
 			for (HostAndPort master : cluster.masters()) {
 				before += calls(master.host(), master.port(), "fcall");
@@ -220,19 +177,36 @@ class RedisFunctionsTests {
 			for (HostAndPort master : cluster.masters()) {
 				assertThat(String.valueOf(command(master.host(), master.port(), "FUNCTION", "LIST"))).as("%s", master)
 					.contains(FUNCTION);
-				long served = calls(master.host(), master.port(), "fcall");
-				after += served;
+				after += calls(master.host(), master.port(), "fcall");
 			}
 			// one refused call (the function not found), then one call per decision
 			assertThat(after - before).isEqualTo(31);
+		});
+	}
+
+	/** Runs {@code test} on a store of its own on the shared server, as the starter builds it. */
+	private static void withStore(String prefix, Consumer<RedisRateLimitStore> test) {
+		withStore(RedisTestServer.shared().connectionFactory(), prefix + System.nanoTime() + ":", test);
+	}
+
+	private static void withStore(LettuceConnectionFactory factory, String prefix, Consumer<RedisRateLimitStore> test) {
+		try {
+			test.accept(new RedisRateLimitStore(factory, prefix, null, TIMEOUT));
 		}
 		finally {
 			factory.destroy();
 		}
 	}
 
-	/** A factory connecting as an ACL user whose password is {@code secret}. */
-	private static LettuceConnectionFactory factory(RedisTestServer server, String user) {
+	/**
+	 * Runs {@code test} on a store connecting to the shared server as an ACL user with
+	 * these rules, deleted afterwards.
+	 */
+	private static void asUser(String user, String[] rules, String prefix, Consumer<RedisRateLimitStore> test) {
+		List<String> setUser = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">secret"));
+		setUser.addAll(List.of(rules));
+		redis(setUser.toArray(String[]::new));
+		RedisTestServer server = RedisTestServer.shared();
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
 		configuration.setUsername(user);
 		configuration.setPassword("secret");
@@ -244,7 +218,12 @@ class RedisFunctionsTests {
 					.build());
 		factory.afterPropertiesSet();
 		factory.start();
-		return factory;
+		try {
+			withStore(factory, prefix, test);
+		}
+		finally {
+			redis("ACL", "DELUSER", user);
+		}
 	}
 
 	private static List<Acquisition> acquire(String identity) {
@@ -255,7 +234,17 @@ class RedisFunctionsTests {
 		return result.decisions().get(0).remaining();
 	}
 
-	/** Calls of a command Redis counted, failed ones included. */
+	/** EVALSHA and EVAL calls the shared server counted. */
+	private static long scriptCalls() {
+		return calls("evalsha") + calls("eval");
+	}
+
+	/** Calls of a command the shared server counted, failed ones included. */
+	private static long calls(String command) {
+		RedisTestServer server = RedisTestServer.shared();
+		return calls(server.host(), server.port(), command);
+	}
+
 	private static long calls(String host, int port, String command) {
 		String field = RedisTestSupport.field(command(host, port, "INFO", "commandstats"), "cmdstat_" + command);
 		if (field == null) {
@@ -264,6 +253,12 @@ class RedisFunctionsTests {
 		Matcher matcher = CALLS.matcher(field);
 		assertThat(matcher.find()).as(field).isTrue();
 		return Long.parseLong(matcher.group(1));
+	}
+
+	/** A command to the shared server. */
+	private static Object redis(String... args) {
+		RedisTestServer server = RedisTestServer.shared();
+		return command(server.host(), server.port(), args);
 	}
 
 	private static Object command(String host, int port, String... args) {
