@@ -102,6 +102,36 @@ class RedisFunctionsTests {
 	}
 
 	@Test
+	void aLoadThatFailsSendsThatCallAsAScriptAndLeavesFunctionsOn() {
+		// a server of its own: over its memory limit, it would fail the other tests' writes
+		try (RedisTestServer server = RedisTestServer.start()) {
+			String host = server.host();
+			int port = server.port();
+			withStore(server.connectionFactory(), "failed-load:", (store) -> {
+				long scripts = scriptCalls(host, port);
+				command(host, port, "CONFIG", "SET", "maxmemory", "1");
+				try {
+					// Redis refuses FUNCTION LOAD when over maxmemory; the script runs instead,
+					// and fails at its first write for the same reason
+					assertThatExceptionOfType(RuntimeException.class)
+						.isThrownBy(() -> store.tryAcquire(acquire("user:hank")))
+						.withStackTraceContaining("OOM");
+				}
+				finally {
+					command(host, port, "CONFIG", "SET", "maxmemory", "0");
+				}
+				assertThat(String.valueOf(command(host, port, "FUNCTION", "LIST"))).doesNotContain(FUNCTION);
+				assertThat(scriptCalls(host, port)).isGreaterThan(scripts);
+				// the next call loads the library and decides through it, no script
+				long scriptsAfter = scriptCalls(host, port);
+				assertThat(remaining(store.tryAcquire(acquire("user:hank")))).isEqualTo(4);
+				assertThat(String.valueOf(command(host, port, "FUNCTION", "LIST"))).contains(FUNCTION);
+				assertThat(scriptCalls(host, port)).isEqualTo(scriptsAfter);
+			});
+		}
+	}
+
+	@Test
 	void preloadingLoadsTheLibrariesAheadOfTheFirstRequest() {
 		redis("FUNCTION", "FLUSH");
 		withStore("preload:", (store) -> {
@@ -236,7 +266,12 @@ class RedisFunctionsTests {
 
 	/** EVALSHA and EVAL calls the shared server counted. */
 	private static long scriptCalls() {
-		return calls("evalsha") + calls("eval");
+		RedisTestServer server = RedisTestServer.shared();
+		return scriptCalls(server.host(), server.port());
+	}
+
+	private static long scriptCalls(String host, int port) {
+		return calls(host, port, "evalsha") + calls(host, port, "eval");
 	}
 
 	/** Calls of a command the shared server counted, failed ones included. */
