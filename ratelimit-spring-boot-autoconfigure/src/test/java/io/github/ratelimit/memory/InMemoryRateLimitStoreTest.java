@@ -2,7 +2,9 @@ package io.github.ratelimit.memory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -326,6 +328,34 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContractTest {
 		for (int user = 0; user < 4; user++) {
 			// a user limit lost exactly what the global one admitted for that user
 			assertThat(available(store, perUser, "user-" + user)).isEqualTo(300 - perUserAdmitted[user]);
+		}
+	}
+
+	@Test
+	void requestsWithManyBucketsInAnyOrderAreDecidedWholeWithoutDeadlock() throws Exception {
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(new MutableClock(), 10_000);
+		RateLimit limit = RateLimit.of("wide", Algorithm.FIXED_WINDOW, 50, Duration.ofMinutes(1));
+		// 200 buckets in one request, listed by each thread in an order of its own: the store
+		// must lock them in one order of its own, or the threads wait on each other forever
+		List<Acquisition> all = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			all.add(new Acquisition(limit, "id-" + i, 1));
+		}
+		List<Integer> admitted = race((thread) -> {
+			List<Acquisition> mine = new ArrayList<>(all);
+			Collections.shuffle(mine, new Random(thread));
+			int count = 0;
+			for (int i = 0; i < 20; i++) {
+				if (store.tryAcquire(mine).allowed()) {
+					count++;
+				}
+			}
+			return count;
+		});
+		// all-or-nothing: every bucket gave exactly as many units as requests were admitted
+		assertThat(admitted.stream().mapToInt(Integer::intValue).sum()).isEqualTo(50);
+		for (Acquisition acquisition : all) {
+			assertThat(acquire(store, limit, acquisition.identity(), 1).allowed()).isFalse();
 		}
 	}
 
