@@ -56,8 +56,9 @@ import io.github.ratelimit.core.RateLimitStore;
 /**
  * Buckets in Redis, decided atomically by one Lua script per call: a Redis function
  * (FCALL) where the server runs them and the store calls through Lettuce with a timeout,
- * else EVALSHA, falling back to EVAL when the server lost its script cache. Time comes from Redis {@code TIME}, so
- * application clocks may disagree, unless a clock is given (tests).
+ * else EVALSHA, falling back to EVAL when the server lost its script cache. Time comes
+ * from Redis {@code TIME}, so application clocks may disagree, unless a clock is given
+ * (tests).
  * <p>
  * Keys are {@code <prefix>{<identity>}:<limit id>}, the limit's {@link RateLimit#id() id}
  * being eight characters derived from its name (which may be a long route template): the
