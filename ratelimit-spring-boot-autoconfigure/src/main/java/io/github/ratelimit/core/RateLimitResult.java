@@ -49,8 +49,10 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	 * @return whether the request is allowed
 	 */
 	public boolean allowed() {
-		for (RateLimitDecision decision : this.decisions) {
-			if (decision.rejects()) {
+		// indexed loops here and below: they run on every request, and an iterator is an
+		// allocation the compiler does not always remove
+		for (int i = 0; i < this.decisions.size(); i++) {
+			if (this.decisions.get(i).rejects()) {
 				return false;
 			}
 		}
@@ -71,7 +73,8 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	 */
 	public long delayMicros() {
 		long delay = 0;
-		for (RateLimitDecision decision : this.decisions) {
+		for (int i = 0; i < this.decisions.size(); i++) {
+			RateLimitDecision decision = this.decisions.get(i);
 			if (!decision.limit().shadow()) {
 				delay = Math.max(delay, decision.delayMicros());
 			}

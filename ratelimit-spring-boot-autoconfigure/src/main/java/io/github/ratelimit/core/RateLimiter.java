@@ -108,13 +108,27 @@ public final class RateLimiter {
 		if (acquisitions.isEmpty()) {
 			return CompletableFuture.completedFuture(new RateLimitResult(List.of(), 0));
 		}
-		long start = System.nanoTime();
+		long start = (this.observer != RateLimitObserver.NONE) ? System.nanoTime() : 0;
 		List<Acquisition> merged = merge(acquisitions);
-		return this.store.tryAcquireAsync(merged, maxDelayMicros).thenApply((result) -> {
-			RateLimitResult unmerged = unmerge(acquisitions, merged, result);
+		CompletionStage<RateLimitResult> decided = this.store.tryAcquireAsync(merged, maxDelayMicros);
+		if (decided instanceof CompletableFuture<RateLimitResult> future && future.isDone()
+				&& !future.isCompletedExceptionally()) {
+			// decided on the calling thread (the in-memory store): no stage to chain
+			RateLimitResult result = future.join();
+			RateLimitResult unmerged = decidedAsync(acquisitions, merged, result, start);
+			return (unmerged == result) ? future : CompletableFuture.completedFuture(unmerged);
+		}
+		return decided.thenApply((result) -> decidedAsync(acquisitions, merged, result, start));
+	}
+
+	/** The result of an asynchronous decision as asked, told to the observer. */
+	private RateLimitResult decidedAsync(List<Acquisition> acquisitions, List<Acquisition> merged,
+			RateLimitResult result, long start) {
+		RateLimitResult unmerged = unmerge(acquisitions, merged, result);
+		if (this.observer != RateLimitObserver.NONE) {
 			this.observer.decided(acquisitions, unmerged, System.nanoTime() - start);
-			return unmerged;
-		});
+		}
+		return unmerged;
 	}
 
 	private RateLimitResult decide(List<Acquisition> acquisitions, long maxDelayMicros) {

@@ -89,16 +89,26 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	@Override
 	public void decided(RateLimitResult result, long nanos) {
-		this.latencies.computeIfAbsent(result.store(), (name) -> Timer.builder("ratelimit.store.latency")
-			.description("Time the rate limit store took to decide a request")
-			.tag("store", name)
-			.register(this.registry)).record(nanos, TimeUnit.NANOSECONDS);
+		Timer latency = this.latencies.get(result.store());
+		if (latency == null) {
+			latency = this.latencies.computeIfAbsent(result.store(), (name) -> Timer.builder("ratelimit.store.latency")
+				.description("Time the rate limit store took to decide a request")
+				.tag("store", name)
+				.register(this.registry));
+		}
+		latency.record(nanos, TimeUnit.NANOSECONDS);
 		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
 		boolean charged = result.allowed();
-		for (RateLimitDecision decision : result.decisions()) {
+		List<RateLimitDecision> decisions = result.decisions();
+		boolean candidates = false;
+		for (int i = 0; i < decisions.size(); i++) {
+			RateLimitDecision decision = decisions.get(i);
 			requestCounter(decision.limit().name(), outcome(decision, charged), result.store()).increment();
+			candidates |= decision.limit().isCandidate();
 		}
-		countDivergences(result);
+		if (candidates) {
+			countDivergences(result);
+		}
 	}
 
 	@Override

@@ -72,7 +72,11 @@ public final class ClientIpResolver {
 		if (peer == null) {
 			return sanitize(remoteAddr);
 		}
-		return format(isTrusted(peer) ? walk(request, peer) : peer);
+		if (isTrusted(peer)) {
+			return format(walk(request, peer));
+		}
+		// a dotted quad parses only in its canonical form, which is then its own formatting
+		return (peer.length == 4 && remoteAddr.charAt(0) != '[') ? remoteAddr : format(peer);
 	}
 
 	private byte[] walk(RateLimitRequest request, byte[] peer) {
@@ -110,8 +114,8 @@ public final class ClientIpResolver {
 	}
 
 	private boolean isTrusted(byte[] address) {
-		for (IpRange range : this.trustedProxies) {
-			if (range.contains(address)) {
+		for (int i = 0; i < this.trustedProxies.size(); i++) {
+			if (this.trustedProxies.get(i).contains(address)) {
 				return true;
 			}
 		}

@@ -125,8 +125,8 @@ public final class RateLimitResponses {
 
 	/** The decisions to advertise: candidates are compared in metrics, never advertised. */
 	private static List<RateLimitDecision> advertised(List<RateLimitDecision> all) {
-		for (RateLimitDecision decision : all) {
-			if (decision.limit().isCandidate()) {
+		for (int i = 0; i < all.size(); i++) {
+			if (all.get(i).limit().isCandidate()) {
 				return all.stream().filter((d) -> !d.limit().isCandidate()).toList();
 			}
 		}

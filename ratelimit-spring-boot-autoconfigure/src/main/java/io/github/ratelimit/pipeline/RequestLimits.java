@@ -225,7 +225,11 @@ public final class RequestLimits {
 	/** Records a stage's decisions and, when admitted, what it consumed. */
 	synchronized void record(List<Acquisition> acquisitions, RateLimitResult result) {
 		int first = this.decisions.size();
-		this.decisions.addAll(result.decisions());
+		List<RateLimitDecision> decided = result.decisions();
+		// add by add: addAll copies the list into an array first, on every request
+		for (int i = 0; i < decided.size(); i++) {
+			this.decisions.add(decided.get(i));
+		}
 		if (result.allowed()) {
 			// only what was taken can be given back: a shadow limit that rejected took nothing
 			for (int i = 0; i < acquisitions.size(); i++) {

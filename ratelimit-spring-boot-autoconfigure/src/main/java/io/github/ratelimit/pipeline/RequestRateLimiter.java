@@ -39,7 +39,13 @@ public final class RequestRateLimiter {
 
 	private final RateLimitResponses responses;
 
+	/** Paths reach the matcher decoded already: they are parsed without decoding them again. */
+	private static final PathContainer.Options DECODED_PATH = PathContainer.Options.create('/', false);
+
 	private final List<RouteLimit> routes;
+
+	/** Each route alone in a list, the answer of a request only it matches: most requests. */
+	private final List<List<RouteLimit>> alone;
 
 	private final PlanResolver plans;
 
@@ -57,6 +63,7 @@ public final class RequestRateLimiter {
 		this.identities = identities;
 		this.responses = responses;
 		this.routes = List.copyOf(routes);
+		this.alone = this.routes.stream().map(List::of).toList();
 		this.plans = plans;
 	}
 
@@ -83,13 +90,22 @@ public final class RequestRateLimiter {
 		if (!path.startsWith("/")) {
 			path = "/" + path;
 		}
-		// the path is decoded already: parse it without decoding it a second time
-		PathContainer container = PathContainer.parsePath(path, PathContainer.Options.create('/', false));
+		PathContainer container = PathContainer.parsePath(path, DECODED_PATH);
 		String method = request.method();
-		List<RouteLimit> matched = new ArrayList<>(2);
-		for (RouteLimit route : this.routes) {
-			if (route.matches(method, container)) {
-				matched.add(route);
+		// indexed, and a list only once a second route matches: this runs on every request
+		List<RouteLimit> matched = List.of();
+		for (int i = 0; i < this.routes.size(); i++) {
+			if (!this.routes.get(i).matches(method, container)) {
+				continue;
+			}
+			if (matched.isEmpty()) {
+				matched = this.alone.get(i);
+			}
+			else {
+				if (matched.size() == 1) {
+					matched = new ArrayList<>(matched);
+				}
+				matched.add(this.routes.get(i));
 			}
 		}
 		return matched;
@@ -106,6 +122,17 @@ public final class RequestRateLimiter {
 		List<RouteLimit> matched = matchRoutes(request);
 		if (matched.isEmpty()) {
 			return List.of();
+		}
+		if (matched.size() == 1) {
+			// one route, the usual case: its acquisitions are the stage's, with no list to fill
+			LimitDefinition definition = matched.get(0).definition();
+			if (definition.needsPrincipal()) {
+				state.defer(matched);
+				return List.of();
+			}
+			List<Acquisition> bound = bindAll(definition, request);
+			state.countOnly(bound, definition.countStatuses());
+			return bound;
 		}
 		List<Acquisition> now = new ArrayList<>(matched.size());
 		List<RouteLimit> deferred = new ArrayList<>(0);
@@ -213,7 +240,8 @@ public final class RequestRateLimiter {
 	 */
 	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
 			long maxWaitMicros) {
-		long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(maxWaitMicros);
+		// the clock matters only to a stage that may wait
+		long deadline = (maxWaitMicros > 0) ? System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(maxWaitMicros) : 0;
 		return attempt(acquisitions, state, maxWaitMicros, deadline);
 	}
 

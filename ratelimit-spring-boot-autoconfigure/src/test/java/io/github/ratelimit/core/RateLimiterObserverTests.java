@@ -3,6 +3,8 @@ package io.github.ratelimit.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 import org.junit.jupiter.api.Test;
@@ -63,6 +65,52 @@ class RateLimiterObserverTests {
 			.toCompletableFuture()
 			.get();
 		assertThat(this.seen).containsExactly("orders user:alice allowed", "orders user:alice allowed");
+	}
+
+	@Test
+	void observerIsToldOfAnAsynchronousDecisionWhenTheStoreAnswers() {
+		InMemoryRateLimitStore memory = new InMemoryRateLimitStore(this.clock, 100);
+		CompletableFuture<Void> reply = new CompletableFuture<>();
+		RateLimitStore remote = new RateLimitStore() {
+
+			@Override
+			public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
+				return memory.tryAcquire(acquisitions, maxDelayMicros);
+			}
+
+			@Override
+			public CompletionStage<RateLimitResult> tryAcquireAsync(List<Acquisition> acquisitions,
+					long maxDelayMicros) {
+				return reply.thenApply((ignored) -> memory.tryAcquire(acquisitions, maxDelayMicros));
+			}
+
+			@Override
+			public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
+				memory.refund(acquisitions, decided);
+			}
+
+		};
+		List<Integer> told = new ArrayList<>();
+		RateLimiter limiter = new RateLimiter(remote, new RateLimitObserver() {
+
+			@Override
+			public void decided(List<Acquisition> acquisitions, RateLimitResult result, long nanos) {
+				told.add(result.decisions().size());
+			}
+
+		});
+
+		CompletableFuture<RateLimitResult> pending = limiter
+			.acquireAsync(List.of(new Acquisition(this.orders, "user:dan", 1), new Acquisition(this.orders, "user:dan", 1)),
+					0)
+			.toCompletableFuture();
+		assertThat(told).as("nothing decided yet").isEmpty();
+		reply.complete(null);
+
+		// the two places share one bucket, which pays for both at once: one decision for each, as asked
+		assertThat(pending.join().decisions()).extracting(RateLimitDecision::allowed).containsExactly(true, true);
+		assertThat(memory.inspect(this.orders, "user:dan").remaining()).isZero();
+		assertThat(told).containsExactly(2);
 	}
 
 	@Test

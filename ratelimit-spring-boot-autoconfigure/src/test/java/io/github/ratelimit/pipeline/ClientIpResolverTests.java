@@ -309,6 +309,9 @@ class ClientIpResolverTests {
 		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("[2001:db8:1:2::1]")))).isEqualTo("2001:db8:1:2::/64");
 		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("fe80::1%eth0")))).isEqualTo("fe80::/64");
 		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("0:0:0:0:0:0:0:1")))).isEqualTo("::/64");
+		// a dotted quad stands for itself once its brackets are off
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("[198.51.100.7]")))).isEqualTo("198.51.100.7");
+		assertThat(this.resolver.resolve(new ServletRateLimitRequest(request("198.51.100.7")))).isEqualTo("198.51.100.7");
 	}
 
 	@Test

@@ -1,0 +1,141 @@
+package io.github.ratelimit.pipeline;
+
+import java.security.Principal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.web.util.pattern.PathPatternParser;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitRequest;
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.LimitDefinition;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.memory.InMemoryRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which route limits a request matches, and what its first stage decides now or leaves
+ * for the handler: one route, several, none, keyed on the client or on the principal.
+ */
+class RequestRateLimiterRouteTests {
+
+	private static final RouteLimit API = route("/api/**", KeySource.IP);
+
+	private static final RouteLimit ORDERS = route("/api/orders", KeySource.PRINCIPAL);
+
+	private static final RouteLimit ORDERS_BY_IP = route("/api/orders/**", KeySource.IP);
+
+	private static final RouteLimit HEALTH = route("/health", KeySource.IP);
+
+	private final RequestRateLimiter limiter = limiter(List.of(API, ORDERS, ORDERS_BY_IP, HEALTH));
+
+	@Test
+	void aRequestMatchesEveryRouteWhosePatternItFitsInConfigurationOrder() {
+		assertThat(this.limiter.matchRoutes(get("/api/orders"))).containsExactly(API, ORDERS, ORDERS_BY_IP);
+		assertThat(this.limiter.matchRoutes(get("/api/orders/7"))).containsExactly(API, ORDERS_BY_IP);
+		assertThat(this.limiter.matchRoutes(get("/api/items"))).containsExactly(API);
+		assertThat(this.limiter.matchRoutes(get("/health"))).containsExactly(HEALTH);
+		assertThat(this.limiter.matchRoutes(get("/elsewhere"))).isEmpty();
+		// matched after the path is cleaned of dot segments
+		assertThat(this.limiter.matchRoutes(get("/static/../health"))).containsExactly(HEALTH);
+	}
+
+	@Test
+	void oneMatchingRouteKeyedOnTheClientIsDecidedNow() {
+		RequestLimits state = new RequestLimits();
+
+		List<Acquisition> now = this.limiter.routeStage(get("/health"), state);
+
+		assertThat(now).extracting(Acquisition::limit).containsExactly(HEALTH.definition().limit());
+		assertThat(now).extracting(Acquisition::identity).allMatch((identity) -> identity.contains("203.0.113.7"));
+		assertThat(state.hasDeferred()).isFalse();
+	}
+
+	@Test
+	void oneMatchingRouteKeyedOnThePrincipalWaitsForTheHandler() {
+		RequestRateLimiter ordersOnly = limiter(List.of(HEALTH, ORDERS));
+		RequestLimits state = new RequestLimits();
+
+		assertThat(ordersOnly.routeStage(get("/api/orders"), state)).isEmpty();
+
+		assertThat(state.hasDeferred()).isTrue();
+		assertThat(state.takeDeferred()).containsExactly(ORDERS);
+	}
+
+	@Test
+	void severalMatchingRoutesAreDecidedTogetherExceptThoseWaitingForThePrincipal() {
+		RequestLimits state = new RequestLimits();
+
+		List<Acquisition> now = this.limiter.routeStage(get("/api/orders"), state);
+
+		assertThat(now).extracting(Acquisition::limit)
+			.containsExactly(API.definition().limit(), ORDERS_BY_IP.definition().limit());
+		assertThat(state.takeDeferred()).containsExactly(ORDERS);
+	}
+
+	@Test
+	void aRequestNoRouteMatchesHasNothingToDecide() {
+		RequestLimits state = new RequestLimits();
+
+		assertThat(this.limiter.routeStage(get("/elsewhere"), state)).isEmpty();
+		assertThat(state.hasDeferred()).isFalse();
+		assertThat(this.limiter.routeStage(new Request("OPTIONS", "/health", List.of("GET")), state))
+			.as("a CORS preflight")
+			.isEmpty();
+	}
+
+	private static RouteLimit route(String pattern, KeySource key) {
+		RateLimit limit = RateLimit.of("GET " + pattern, Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
+		return new RouteLimit(new PathPatternParser().parse(pattern), Set.of("GET"),
+				new LimitDefinition(limit, 1, List.of(key), null));
+	}
+
+	private static RequestRateLimiter limiter(List<RouteLimit> routes) {
+		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
+				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
+		return new RequestRateLimiter(new RateLimiter(new InMemoryRateLimitStore()), identities,
+				new RateLimitResponses(HeaderStyle.IETF), routes, null);
+	}
+
+	private static Request get(String path) {
+		return new Request("GET", path, List.of());
+	}
+
+	/** A request from 203.0.113.7; a preflight names the method it asks for. */
+	private record Request(String method, String path, List<String> requestMethod) implements RateLimitRequest {
+
+		@Override
+		public String remoteAddress() {
+			return "203.0.113.7";
+		}
+
+		@Override
+		public List<String> headers(String name) {
+			if ("Access-Control-Request-Method".equalsIgnoreCase(name)) {
+				return this.requestMethod;
+			}
+			return "Origin".equalsIgnoreCase(name) && !this.requestMethod.isEmpty() ? List.of("https://a.example")
+					: List.of();
+		}
+
+		@Override
+		public Principal principal() {
+			return null;
+		}
+
+		@Override
+		public Object nativeRequest() {
+			return this;
+		}
+
+	}
+
+}
