@@ -33,14 +33,14 @@ import io.github.ratelimit.core.ReleaseWait;
  */
 public final class RequestRateLimiter {
 
+	/** Paths reach the matcher decoded already: they are parsed without decoding them again. */
+	private static final PathContainer.Options DECODED_PATH = PathContainer.Options.create('/', false);
+
 	private final RateLimiter limiter;
 
 	private final RequestIdentityResolver identities;
 
 	private final RateLimitResponses responses;
-
-	/** Paths reach the matcher decoded already: they are parsed without decoding them again. */
-	private static final PathContainer.Options DECODED_PATH = PathContainer.Options.create('/', false);
 
 	private final List<RouteLimit> routes;
 
@@ -80,7 +80,7 @@ public final class RequestRateLimiter {
 	 * duplicate slashes first, so that {@code //api/./reports} cannot slip past a pattern
 	 * for {@code /api/reports}. CORS preflight requests are not limited.
 	 * @param request the request
-	 * @return the matching route limits
+	 * @return the matching route limits, in configuration order; not to be modified
 	 */
 	public List<RouteLimit> matchRoutes(RateLimitRequest request) {
 		if (this.routes.isEmpty() || isPreflight(request)) {
