@@ -29,3 +29,28 @@ start_redis() {
     sleep 0.1
   done
 }
+
+# Sets MODULE and JAR for the sample named by SAMPLE (servlet or webflux); JAR, when set
+# already, names another build's jar. Exits with the build command when the jar is missing.
+sample_jar() {
+  case "$SAMPLE" in
+    servlet) MODULE=sample-app ;;
+    webflux) MODULE=sample-webflux-app ;;
+    *) echo "SAMPLE must be servlet or webflux: $SAMPLE" >&2; exit 1 ;;
+  esac
+  JAR=${JAR:-$MODULE/target/$MODULE.jar}
+  if [[ ! -f "$JAR" ]]; then
+    echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am clean package -DskipTests" >&2
+    exit 1
+  fi
+}
+
+# Sets ROUTE to the arguments that replace the sample's routes with the HTTP benchmarks'
+# one limit: GET on the pattern $1, keyed on the client IP, a sliding window counter with
+# a capacity no benchmark reaches. (A list is bound from one property source, so the
+# sample's per-IP route on /** is left out too.) Call it with globbing off (set -f).
+search_route() {
+  ROUTE=(--ratelimit.routes[0].path="$1" --ratelimit.routes[0].methods=GET
+    --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
+    --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)
+}

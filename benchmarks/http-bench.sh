@@ -40,13 +40,9 @@ set -euo pipefail
 set -f
 
 cd "$(dirname "$0")/.."
+source benchmarks/bench-lib.sh
 SAMPLE=${SAMPLE:-servlet}
-case "$SAMPLE" in
-  servlet) MODULE=sample-app ;;
-  webflux) MODULE=sample-webflux-app ;;
-  *) echo "SAMPLE must be servlet or webflux: $SAMPLE" >&2; exit 1 ;;
-esac
-JAR=${JAR:-$MODULE/target/$MODULE.jar}
+sample_jar
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-30s}
@@ -58,12 +54,6 @@ LOAD_PIN=()
 [[ -n "${APP_CPUS:-}" ]] && APP_PIN=(taskset -c "$APP_CPUS")
 [[ -n "${LOAD_CPUS:-}" ]] && LOAD_PIN=(taskset -c "$LOAD_CPUS")
 ENDPOINT="/api/search?q=cable"
-if [[ ! -f "$JAR" ]]; then
-  echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am clean package -DskipTests" >&2
-  exit 1
-fi
-
-source benchmarks/bench-lib.sh
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -84,13 +74,10 @@ redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --d
   --logfile "$WORK/redis.log" &
 PIDS+=($!)
 
-# The sample's routes, replaced whole by this one (a list is bound from one property
-# source, so its per-ip route on /** is left out too), with a capacity no benchmark reaches.
+# The sample's routes, replaced whole by the benchmarks' one route limit
 ROUTE_PATH=/api/search/**
 [[ "${TWIN:-0}" == 1 ]] && ROUTE_PATH=/api/search
-ROUTE=(--ratelimit.routes[0].path=$ROUTE_PATH --ratelimit.routes[0].methods=GET
-  --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
-  --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)
+search_route "$ROUTE_PATH"
 declare -A PORTS
 declare -A APP_PID
 declare -A ARGS

@@ -20,27 +20,18 @@ set -euo pipefail
 set -f
 
 cd "$(dirname "$0")/.."
+source benchmarks/bench-lib.sh
 SAMPLE=${SAMPLE:-servlet}
-case "$SAMPLE" in
-  servlet) MODULE=sample-app ;;
-  webflux) MODULE=sample-webflux-app ;;
-  *) echo "SAMPLE must be servlet or webflux: $SAMPLE" >&2; exit 1 ;;
-esac
-JAR=${JAR:-$MODULE/target/$MODULE.jar}
+sample_jar
+search_route /api/search
 APP_CPU=${APP_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 WARMUP_EACH=${WARMUP_EACH:-40}
 SECONDS_EACH=${SECONDS_EACH:-20}
 HZ=${HZ:-4000}
-if [[ ! -f "$JAR" ]]; then
-  echo "Build first: ./mvnw -B -ntp -q -pl $MODULE -am clean package -DskipTests" >&2
-  exit 1
-fi
 for tool in perf wrk curl python3; do
   command -v "$tool" > /dev/null || { echo "needs $tool" >&2; exit 1; }
 done
-
-source benchmarks/bench-lib.sh
 
 WORK=$(mktemp -d)
 APP=
@@ -53,9 +44,7 @@ trap cleanup EXIT
 PORT=$(free_port)
 taskset -c "$APP_CPU" java -Xms512m -Xmx512m -XX:ActiveProcessorCount=1 -XX:+UnlockDiagnosticVMOptions \
   -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit -jar "$JAR" --server.port="$PORT" --server.address=127.0.0.1 \
-  --ratelimit.store=memory --ratelimit.routes[0].path=/api/search --ratelimit.routes[0].methods=GET \
-  --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000 \
-  --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip > "$WORK/app.log" 2>&1 &
+  --ratelimit.store=memory "${ROUTE[@]}" > "$WORK/app.log" 2>&1 &
 APP=$!
 LIMITED="http://127.0.0.1:$PORT/api/search?q=cable"
 TWIN="http://127.0.0.1:$PORT/api/search/products?q=cable"
