@@ -105,11 +105,12 @@ def samples(path):
 
 print('| endpoint | requests | process CPU µs/request | request threads µs/request | limiter µs/request |')
 print('|---|---:|---:|---:|---:|')
-nearest = {}
+nearest, innermost = {}, {}
 for mode in ('limited', 'twin'):
     requests = int(open(f'{work}/{mode}.requests').read().split()[0])
     total = request_threads = limiter = 0
     nearest[mode] = collections.Counter()
+    innermost[mode] = collections.Counter()
     for thread, frames in samples(f'{work}/{mode}.txt'):
         total += 1
         if not thread.startswith(('http-nio', 'reactor-http')):
@@ -119,14 +120,23 @@ for mode in ('limited', 'twin'):
             if frame.startswith('io.github.ratelimit.') and not frame.startswith('io.github.ratelimit.sample.'):
                 limiter += 1
                 nearest[mode][frames[0]] += 1
+                innermost[mode][frame] += 1
                 break
             if STOPS.match(frame):
                 break
     per = 1e6 / hz / requests
     print(f'| {mode} | {requests} | {total * per:.1f} | {request_threads * per:.1f} | {limiter * per:.2f} |')
     nearest[mode] = {frame: count * per for frame, count in nearest[mode].items()}
+    innermost[mode] = {frame: count * per for frame, count in innermost[mode].items()}
 print()
 print('executing frames of the limiter samples on the limited endpoint (µs/request):')
 for frame, us in sorted(nearest['limited'].items(), key=lambda item: -item[1])[:10]:
     print(f'  {us:6.3f}  {frame}')
+print()
+print('innermost library frame of the limiter samples (µs/request): limited, twin, difference')
+frames = set(innermost['limited']) | set(innermost['twin'])
+rows = sorted(frames, key=lambda f: -(innermost['limited'].get(f, 0) - innermost['twin'].get(f, 0)))
+for frame in rows[:15]:
+    limited, twin = innermost['limited'].get(frame, 0), innermost['twin'].get(frame, 0)
+    print(f'  {limited:6.3f} {twin:6.3f} {limited - twin:+6.3f}  {frame}')
 EOF
