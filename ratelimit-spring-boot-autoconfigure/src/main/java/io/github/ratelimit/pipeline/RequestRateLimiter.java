@@ -47,6 +47,12 @@ public final class RequestRateLimiter {
 	/** Each route alone in a list, the answer of a request only it matches: most requests. */
 	private final List<List<RouteLimit>> alone;
 
+	/** Each route's pattern up to its first variable or wildcard: a path without it cannot match. */
+	private final String[] literalPrefixes;
+
+	/** Whether each route's pattern is all literal text, matched by comparing the path with it. */
+	private final boolean[] literal;
+
 	private final PlanResolver plans;
 
 	/**
@@ -64,7 +70,34 @@ public final class RequestRateLimiter {
 		this.responses = responses;
 		this.routes = List.copyOf(routes);
 		this.alone = this.routes.stream().map(List::of).toList();
+		this.literalPrefixes = new String[this.routes.size()];
+		this.literal = new boolean[this.routes.size()];
+		for (int i = 0; i < this.routes.size(); i++) {
+			String pattern = this.routes.get(i).pattern().getPatternString();
+			this.literalPrefixes[i] = literalPrefix(pattern);
+			this.literal[i] = this.literalPrefixes[i].length() == pattern.length();
+		}
 		this.plans = plans;
+	}
+
+	/**
+	 * The text every path a pattern matches begins with: the whole pattern when it has no
+	 * variable or wildcard ({@code {}, {@code *}, {@code ?}; a percent sign too, leaving
+	 * escaped text to the pattern), else the segments before the one holding the first,
+	 * without their last separator, which {@code /**} and <code>/{*rest}</code> may
+	 * match without. Literal segments are compared exactly, case included.
+	 */
+	static String literalPrefix(String pattern) {
+		for (int i = 0; i < pattern.length(); i++) {
+			switch (pattern.charAt(i)) {
+				case '{', '*', '?', '%' -> {
+					return pattern.substring(0, Math.max(0, pattern.lastIndexOf('/', i)));
+				}
+				default -> {
+				}
+			}
+		}
+		return pattern;
 	}
 
 	/**
@@ -79,6 +112,11 @@ public final class RequestRateLimiter {
 	 * The route limits matching a request. The path is stripped of dot segments and
 	 * duplicate slashes first, so that {@code //api/./reports} cannot slip past a pattern
 	 * for {@code /api/reports}. CORS preflight requests are not limited.
+	 * <p>
+	 * A path is parsed for the pattern matcher only when some route's literal prefix fits
+	 * it and that route's pattern has variables or wildcards: a pattern of literal text
+	 * alone matches exactly the path equal to it, so most requests, limited or not, are
+	 * matched by comparing strings.
 	 * @param request the request
 	 * @return the matching route limits, in configuration order; not to be modified
 	 */
@@ -90,13 +128,27 @@ public final class RequestRateLimiter {
 		if (!path.startsWith("/")) {
 			path = "/" + path;
 		}
-		PathContainer container = PathContainer.parsePath(path, DECODED_PATH);
 		String method = request.method();
+		PathContainer container = null;
 		// indexed, and a list only once a second route matches: this runs on every request
 		List<RouteLimit> matched = List.of();
 		for (int i = 0; i < this.routes.size(); i++) {
-			if (!this.routes.get(i).matches(method, container)) {
+			RouteLimit route = this.routes.get(i);
+			if (!path.startsWith(this.literalPrefixes[i]) || !route.appliesTo(method)) {
 				continue;
+			}
+			if (this.literal[i]) {
+				if (path.length() != this.literalPrefixes[i].length()) {
+					continue;
+				}
+			}
+			else {
+				if (container == null) {
+					container = PathContainer.parsePath(path, DECODED_PATH);
+				}
+				if (!route.pattern().matches(container)) {
+					continue;
+				}
 			}
 			if (matched.isEmpty()) {
 				matched = this.alone.get(i);
@@ -119,7 +171,19 @@ public final class RequestRateLimiter {
 	 * @return the acquisitions to decide now, empty when none
 	 */
 	public List<Acquisition> routeStage(RateLimitRequest request, RequestLimits state) {
-		List<RouteLimit> matched = matchRoutes(request);
+		return routeStage(request, matchRoutes(request), state);
+	}
+
+	/**
+	 * The first stage of a request as {@link #routeStage(RateLimitRequest, RequestLimits)},
+	 * for route limits matched already: a web stack creates a request's state only once
+	 * some route matches it.
+	 * @param request the request
+	 * @param matched the route limits it matches ({@link #matchRoutes})
+	 * @param state the request's state
+	 * @return the acquisitions to decide now, empty when none
+	 */
+	public List<Acquisition> routeStage(RateLimitRequest request, List<RouteLimit> matched, RequestLimits state) {
 		if (matched.isEmpty()) {
 			return List.of();
 		}

@@ -32,7 +32,7 @@ public record RouteLimit(PathPattern pattern, Set<String> methods, LimitDefiniti
 	}
 
 	/** Spring MVC answers HEAD with the GET handler, so a GET route limits HEAD too. */
-	private boolean appliesTo(String method) {
+	boolean appliesTo(String method) {
 		return this.methods.isEmpty() || this.methods.contains(method)
 				|| ("HEAD".equals(method) && this.methods.contains("GET"));
 	}

@@ -15,6 +15,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.pipeline.RequestLimits;
 import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.RouteLimit;
 
 /**
  * Enforces {@code ratelimit.routes}. Runs before Spring Security, so route limits keyed on
@@ -47,11 +48,15 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			throws ServletException, IOException {
 		if (this.limiter.hasRoutes()) {
 			ServletRateLimitRequest view = new ServletRateLimitRequest(request);
-			RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
-			List<Acquisition> now = this.limiter.routeStage(view, state);
-			if (!now.isEmpty()
-					&& !ServletRateLimitRequest.apply(this.limiter.decide(now, state), state, response, this.limiter)) {
-				return;
+			List<RouteLimit> matched = this.limiter.matchRoutes(view);
+			// a request no route matches gets no state: nothing to record, settle or give back
+			if (!matched.isEmpty()) {
+				RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
+				List<Acquisition> now = this.limiter.routeStage(view, matched, state);
+				if (!now.isEmpty() && !ServletRateLimitRequest.apply(this.limiter.decide(now, state), state, response,
+						this.limiter)) {
+					return;
+				}
 			}
 		}
 		boolean completed = false;

@@ -16,6 +16,7 @@ import org.springframework.web.server.WebFilterChain;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.pipeline.RequestLimits;
 import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.RouteLimit;
 import io.github.ratelimit.pipeline.Verdict;
 
 /**
@@ -51,9 +52,14 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		if (!this.limiter.hasRoutes()) {
 			return chain.filter(exchange);
 		}
+		ReactiveRateLimitRequest request = new ReactiveRateLimitRequest(exchange.getRequest(), null);
+		List<RouteLimit> matched = this.limiter.matchRoutes(request);
+		if (matched.isEmpty()) {
+			// no state for a request no route matches: nothing to record, settle or give back
+			return chain.filter(exchange);
+		}
 		RequestLimits state = ReactiveResponses.state(exchange);
-		List<Acquisition> now = this.limiter.routeStage(new ReactiveRateLimitRequest(exchange.getRequest(), null),
-				state);
+		List<Acquisition> now = this.limiter.routeStage(request, matched, state);
 		if (now.isEmpty()) {
 			return chain.filter(exchange);
 		}

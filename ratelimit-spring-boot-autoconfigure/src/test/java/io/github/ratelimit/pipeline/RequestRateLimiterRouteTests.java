@@ -2,12 +2,15 @@ package io.github.ratelimit.pipeline;
 
 import java.security.Principal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.http.server.PathContainer;
+import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 import io.github.ratelimit.Algorithm;
@@ -46,6 +49,47 @@ class RequestRateLimiterRouteTests {
 		assertThat(this.limiter.matchRoutes(get("/elsewhere"))).isEmpty();
 		// matched after the path is cleaned of dot segments
 		assertThat(this.limiter.matchRoutes(get("/static/../health"))).containsExactly(HEALTH);
+	}
+
+	@Test
+	void matchingByLiteralPrefixAgreesWithThePatternMatcher() {
+		List<String> patterns = List.of("/api/**", "/api/orders", "/api/orders/{id}", "/files/{*rest}", "/a?c",
+				"/img/*.png", "/health", "/login/", "/v1/{tenant}/items", "/Case/Sensitive", "/", "/**", "/x%20y",
+				"/api/{id:[0-9]+}", "/static/{*path}", "/docs/v{version}/index", "/**/leaf");
+		List<RouteLimit> routes = new ArrayList<>();
+		for (int i = 0; i < patterns.size(); i++) {
+			// every other route for any method
+			routes.add(route(patterns.get(i), KeySource.IP, (i % 2 == 0) ? Set.of("GET") : Set.of()));
+		}
+		RequestRateLimiter all = limiter(routes);
+		List<String> paths = List.of("/", "", "/api", "/api/", "/api/orders", "/api/orders/", "/api/orders/7",
+				"/api/ordersX", "/API/orders", "/files", "/files/", "/files/a/b", "/abc", "/a/c", "/ac", "/img/x.png",
+				"/img/.png", "/img/x.jpg", "/health", "/health/", "/healthz", "/Health", "/login", "/login/",
+				"/v1/acme/items", "/v1//items", "/v1/items", "/case/sensitive", "/Case/Sensitive", "/x%20y", "/x y",
+				"/api/123", "/api/abc", "//api//orders", "/static/../health", "/api/./orders", "api/orders", "/a;b/c",
+				"/health;jsessionid=1", "/docs/v2/index", "/docs/v/index", "/docs/2/index", "/deep/leaf",
+				"/deep/a/b/leaf", "/static", "/static/", "/static/a.css");
+		for (String method : List.of("GET", "HEAD", "POST")) {
+			for (String path : paths) {
+				Request request = new Request(method, path, List.of());
+				String cleaned = StringUtils.cleanPath(path);
+				PathContainer container = PathContainer.parsePath(cleaned.startsWith("/") ? cleaned : "/" + cleaned,
+						PathContainer.Options.create('/', false));
+				List<RouteLimit> expected = routes.stream().filter((route) -> route.matches(method, container)).toList();
+				assertThat(all.matchRoutes(request)).as("%s %s", method, path).containsExactlyElementsOf(expected);
+			}
+		}
+	}
+
+	@Test
+	void theLiteralPrefixEndsBeforeTheSegmentOfTheFirstVariableOrWildcard() {
+		assertThat(RequestRateLimiter.literalPrefix("/api/orders")).isEqualTo("/api/orders");
+		assertThat(RequestRateLimiter.literalPrefix("/api/orders/{id}")).isEqualTo("/api/orders");
+		assertThat(RequestRateLimiter.literalPrefix("/api/**")).isEqualTo("/api");
+		assertThat(RequestRateLimiter.literalPrefix("/img/*.png")).isEqualTo("/img");
+		assertThat(RequestRateLimiter.literalPrefix("/a?c")).isEmpty();
+		assertThat(RequestRateLimiter.literalPrefix("/x%20y")).isEmpty();
+		assertThat(RequestRateLimiter.literalPrefix("/**")).isEmpty();
 	}
 
 	@Test
@@ -93,8 +137,13 @@ class RequestRateLimiterRouteTests {
 	}
 
 	private static RouteLimit route(String pattern, KeySource key) {
+		return route(pattern, key, Set.of("GET"));
+	}
+
+	/** A route as {@code ratelimit.routes} configures it, parsed by the same parser. */
+	private static RouteLimit route(String pattern, KeySource key, Set<String> methods) {
 		RateLimit limit = RateLimit.of("GET " + pattern, Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
-		return new RouteLimit(new PathPatternParser().parse(pattern), Set.of("GET"),
+		return new RouteLimit(PathPatternParser.defaultInstance.parse(pattern), methods,
 				new LimitDefinition(limit, 1, List.of(key), null));
 	}
 
