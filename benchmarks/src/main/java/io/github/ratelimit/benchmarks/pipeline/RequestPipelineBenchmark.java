@@ -21,6 +21,7 @@ import io.github.ratelimit.RateLimitRequest;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.pipeline.RequestLimits;
 import io.github.ratelimit.pipeline.RequestRateLimiter;
+import io.github.ratelimit.pipeline.RouteLimit;
 import io.github.ratelimit.pipeline.Verdict;
 
 /**
@@ -42,13 +43,19 @@ public class RequestPipelineBenchmark {
 	@Param({ "true", "false" })
 	boolean metrics;
 
+	/** The route's pattern: literal text, or with a wildcard the path must be parsed for. */
+	@Param({ "/api/search", "/api/search/**" })
+	String pattern;
+
 	private RequestRateLimiter pipeline;
 
 	private final RateLimitRequest request = new Request("GET", "/api/search", "203.0.113.7");
 
+	private final RateLimitRequest elsewhere = new Request("GET", "/api/products/7", "203.0.113.7");
+
 	@Setup
 	public void setUp() {
-		this.pipeline = SearchRouteLimiter.create("/api/search/**", this.metrics);
+		this.pipeline = SearchRouteLimiter.create(this.pattern, this.metrics);
 	}
 
 	@Benchmark
@@ -58,6 +65,12 @@ public class RequestPipelineBenchmark {
 		Verdict verdict = this.pipeline.decide(now, state);
 		blackhole.consume(verdict.proceeds());
 		this.pipeline.headers(state, (name, value) -> blackhole.consume(value));
+	}
+
+	/** What a request no route limits pays: finding that no route matches it. */
+	@Benchmark
+	public List<RouteLimit> unlimitedRequest() {
+		return this.pipeline.matchRoutes(this.elsewhere);
 	}
 
 	private record Request(String method, String path, String remoteAddress) implements RateLimitRequest {
