@@ -52,9 +52,15 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	private static final String[] OUTCOMES = { "allowed", "not_charged", "shadow_rejected", "rejected" };
 
 	/** Counters of {@code ratelimit.requests} by limit, then store, then outcome index. */
-	private final Map<String, Map<String, AtomicReferenceArray<Counter>>> requests = new ConcurrentHashMap<>();
+	private final Map<String, LimitCounters> requests = new ConcurrentHashMap<>();
 
 	private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
+
+	/**
+	 * The latency timer of the store that decided last: nearly always the one store there
+	 * is, found without a lookup on every decision.
+	 */
+	private volatile StoreTimer lastLatency;
 
 	private final Map<RequestKey, Counter> refunds = new ConcurrentHashMap<>();
 
@@ -89,14 +95,7 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	@Override
 	public void decided(RateLimitResult result, long nanos) {
-		Timer latency = this.latencies.get(result.store());
-		if (latency == null) {
-			latency = this.latencies.computeIfAbsent(result.store(), (name) -> Timer.builder("ratelimit.store.latency")
-				.description("Time the rate limit store took to decide a request")
-				.tag("store", name)
-				.register(this.registry));
-		}
-		latency.record(nanos, TimeUnit.NANOSECONDS);
+		latency(result.store()).record(nanos, TimeUnit.NANOSECONDS);
 		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
 		boolean charged = result.allowed();
 		List<RateLimitDecision> decisions = result.decisions();
@@ -138,15 +137,26 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	 * limit's and the store's names, which every decision carries as the same strings, so
 	 * counting a decision allocates nothing once its counter exists.
 	 */
+	private Timer latency(String store) {
+		StoreTimer last = this.lastLatency;
+		if (last != null && last.store().equals(store)) {
+			return last.timer();
+		}
+		Timer latency = this.latencies.computeIfAbsent(store, (name) -> Timer.builder("ratelimit.store.latency")
+			.description("Time the rate limit store took to decide a request")
+			.tag("store", name)
+			.register(this.registry));
+		this.lastLatency = new StoreTimer(store, latency);
+		return latency;
+	}
+
 	private Counter requestCounter(String limit, int outcome, String store) {
-		Map<String, AtomicReferenceArray<Counter>> byStore = this.requests.get(limit);
+		LimitCounters byStore = this.requests.get(limit);
 		if (byStore == null) {
-			byStore = this.requests.computeIfAbsent(limit, (name) -> new ConcurrentHashMap<>(4));
+			// the first store to decide the limit gets its counters without a second lookup
+			byStore = this.requests.computeIfAbsent(limit, (name) -> new LimitCounters(store));
 		}
-		AtomicReferenceArray<Counter> counters = byStore.get(store);
-		if (counters == null) {
-			counters = byStore.computeIfAbsent(store, (name) -> new AtomicReferenceArray<>(OUTCOMES.length));
-		}
+		AtomicReferenceArray<Counter> counters = byStore.of(store);
 		Counter counter = counters.get(outcome);
 		if (counter == null) {
 			// registering is idempotent: a racing thread gets the same counter from the registry
@@ -210,6 +220,34 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	}
 
 	private record RequestKey(String limit, String result, String store) {
+	}
+
+	/** A store's latency timer. */
+	private record StoreTimer(String store, Timer timer) {
+	}
+
+	/**
+	 * The {@code ratelimit.requests} counters of one limit by outcome index: those of the
+	 * store that decided it first in a field, those of any other store (a fallback) in a
+	 * map.
+	 */
+	private static final class LimitCounters {
+
+		private final String store;
+
+		private final AtomicReferenceArray<Counter> counters = new AtomicReferenceArray<>(OUTCOMES.length);
+
+		private final Map<String, AtomicReferenceArray<Counter>> otherStores = new ConcurrentHashMap<>(2);
+
+		LimitCounters(String store) {
+			this.store = store;
+		}
+
+		AtomicReferenceArray<Counter> of(String store) {
+			return this.store.equals(store) ? this.counters
+					: this.otherStores.computeIfAbsent(store, (name) -> new AtomicReferenceArray<>(OUTCOMES.length));
+		}
+
 	}
 
 }

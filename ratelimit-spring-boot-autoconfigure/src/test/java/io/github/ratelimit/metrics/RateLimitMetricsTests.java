@@ -204,6 +204,16 @@ class RateLimitMetricsTests {
 		assertThat(this.registry.get("ratelimit.fallback.active").gauge().value()).isEqualTo(1);
 		assertThat(this.registry.get("ratelimit.buckets").tag("store", "fallback").gauge().value()).isEqualTo(1);
 		assertThat(this.registry.get("ratelimit.buckets.max").tag("store", "fallback").gauge().value()).isEqualTo(500);
+		assertThat(this.registry.get("ratelimit.store.latency").tag("store", "redis").timer().count()).isEqualTo(1);
+		assertThat(this.registry.get("ratelimit.store.latency").tag("store", "fallback").timer().count()).isEqualTo(3);
+		// and back: each store's meters again, whichever decided last
+		down.set(false);
+		ticker.addAndGet(2_000_000_000L);
+		limiter.acquire(List.of(new Acquisition(this.orders, "user:b", 1)));
+		assertThat(requests("allowed", "redis")).isEqualTo(2);
+		assertThat(requests("allowed", "fallback")).isEqualTo(1);
+		assertThat(this.registry.get("ratelimit.store.latency").tag("store", "redis").timer().count()).isEqualTo(2);
+		assertThat(this.registry.get("ratelimit.store.latency").tag("store", "fallback").timer().count()).isEqualTo(3);
 	}
 
 	private double decisions(String limit, String result) {
