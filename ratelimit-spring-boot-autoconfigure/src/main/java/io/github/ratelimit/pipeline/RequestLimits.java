@@ -31,9 +31,16 @@ public final class RequestLimits {
 
 	private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
-	private final List<RateLimitDecision> decisions = new ArrayList<>(2);
+	/**
+	 * The decisions so far: the first stage's own (immutable) list, until a second stage
+	 * or a refund needs a list of this state's own.
+	 */
+	private List<RateLimitDecision> decisions = List.of();
 
-	private final List<Consumed> consumed = new ArrayList<>(2);
+	private boolean ownsDecisions;
+
+	/** What admitted stages consumed; created with the first. */
+	private List<Consumed> consumed = List.of();
 
 	private List<RouteLimit> deferred = List.of();
 
@@ -195,8 +202,7 @@ public final class RequestLimits {
 				stillSettling |= !consumed.statuses.countsAll();
 			}
 		}
-		this.consumed.clear();
-		this.consumed.addAll(kept);
+		this.consumed = kept;
 		this.countsByStatus = stillSettling;
 		return taken;
 	}
@@ -226,9 +232,17 @@ public final class RequestLimits {
 	synchronized void record(List<Acquisition> acquisitions, RateLimitResult result) {
 		int first = this.decisions.size();
 		List<RateLimitDecision> decided = result.decisions();
-		// add by add: addAll copies the list into an array first, on every request
-		for (int i = 0; i < decided.size(); i++) {
-			this.decisions.add(decided.get(i));
+		if (first == 0) {
+			// the usual request has one stage: its decisions need no copy
+			this.decisions = decided;
+			this.ownsDecisions = false;
+		}
+		else {
+			// add by add: addAll copies the list into an array first
+			List<RateLimitDecision> own = ownDecisions();
+			for (int i = 0; i < decided.size(); i++) {
+				own.add(decided.get(i));
+			}
 		}
 		if (result.allowed()) {
 			// only what was taken can be given back: a shadow limit that rejected took nothing
@@ -238,6 +252,9 @@ public final class RequestLimits {
 					CountedStatuses statuses = (this.counting != null) ? this.counting.remove(acquisition) : null;
 					statuses = (statuses != null) ? statuses : CountedStatuses.ALL;
 					this.countsByStatus |= !statuses.countsAll();
+					if (this.consumed.isEmpty()) {
+						this.consumed = new ArrayList<>(2);
+					}
 					this.consumed.add(new Consumed(acquisition, result, first + i, statuses));
 				}
 			}
@@ -261,12 +278,12 @@ public final class RequestLimits {
 	private void giveBack(RateLimiter limiter, boolean async) {
 		List<Consumed> taken;
 		synchronized (this) {
-			taken = List.copyOf(this.consumed);
-			this.consumed.clear();
+			taken = this.consumed;
+			this.consumed = List.of();
 			this.countsByStatus = false;
+			List<RateLimitDecision> own = taken.isEmpty() ? this.decisions : ownDecisions();
 			for (Consumed consumed : taken) {
-				this.decisions.set(consumed.decision,
-						this.decisions.get(consumed.decision).uncommitted(consumed.acquisition.cost()));
+				own.set(consumed.decision, own.get(consumed.decision).uncommitted(consumed.acquisition.cost()));
 			}
 		}
 		for (Consumed consumed : taken) {
@@ -278,6 +295,15 @@ public final class RequestLimits {
 				limiter.refund(acquisition, consumed.result);
 			}
 		}
+	}
+
+	/** The decisions as a list of this state's own, which a later stage or a refund may change. */
+	private List<RateLimitDecision> ownDecisions() {
+		if (!this.ownsDecisions) {
+			this.decisions = new ArrayList<>(this.decisions);
+			this.ownsDecisions = true;
+		}
+		return this.decisions;
 	}
 
 	void defer(List<RouteLimit> routes) {
