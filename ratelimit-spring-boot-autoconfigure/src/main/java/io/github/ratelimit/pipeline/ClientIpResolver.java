@@ -68,6 +68,10 @@ public final class ClientIpResolver {
 	 */
 	public String resolve(RateLimitRequest request) {
 		String remoteAddr = request.remoteAddress();
+		if (this.trustedProxies.isEmpty() && remoteAddr != null && IpAddresses.isIpv4(remoteAddr)) {
+			// no proxy to believe, and a dotted quad is its own canonical form: nothing to parse
+			return remoteAddr;
+		}
 		byte[] peer = parseRemoteAddr(remoteAddr);
 		if (peer == null) {
 			return sanitize(remoteAddr);

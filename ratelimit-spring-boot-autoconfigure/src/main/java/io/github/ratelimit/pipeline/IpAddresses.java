@@ -122,8 +122,23 @@ final class IpAddresses {
 	 * Four dotted decimal octets, each 0 to 255 without leading zeros; read in one pass,
 	 * since every request's client address goes through here.
 	 */
+	/**
+	 * Whether a text is an IPv4 address in its canonical form (four decimal octets
+	 * without leading zeros), as {@link #parse} would read it; nothing is allocated.
+	 * @param text the text
+	 * @return whether it is a canonical dotted quad
+	 */
+	static boolean isIpv4(String text) {
+		return text.length() <= MAX_LITERAL_LENGTH && readIpv4(text, null);
+	}
+
 	private static byte[] parseIpv4(String text) {
 		byte[] bytes = new byte[4];
+		return readIpv4(text, bytes) ? bytes : null;
+	}
+
+	/** Reads a dotted quad into {@code bytes} when given; whether it is one. */
+	private static boolean readIpv4(String text, byte[] bytes) {
 		int octet = 0;
 		int start = 0;
 		for (int i = 0; i <= text.length(); i++) {
@@ -131,19 +146,19 @@ final class IpAddresses {
 				continue;
 			}
 			if (octet == 4) {
-				return null;
+				return false;
 			}
 			int value = parseOctet(text, start, i);
 			if (value < 0) {
-				return null;
+				return false;
 			}
-			bytes[octet++] = (byte) value;
+			if (bytes != null) {
+				bytes[octet] = (byte) value;
+			}
+			octet++;
 			start = i + 1;
 		}
-		if (octet != 4) {
-			return null;
-		}
-		return bytes;
+		return octet == 4;
 	}
 
 	/** Decimal 0..255 without leading zeros, which some parsers read as octal. */

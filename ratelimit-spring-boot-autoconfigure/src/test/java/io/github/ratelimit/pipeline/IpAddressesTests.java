@@ -29,6 +29,16 @@ class IpAddressesTests {
 			"0000:0000:0000:0000:0000:0000:0000:0000:0000" })
 	void rejectsTextThatIsNotAnAddressLiteral(String text) {
 		assertThat(IpAddresses.parse(text)).isNull();
+		assertThat(IpAddresses.isIpv4(text)).isFalse();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0.0.0.0", "1.2.3.4", "10.0.0.255", "127.0.0.1", "203.0.113.7", "255.255.255.255",
+			"1.2.3.04", "1.2.3.256", "1.2.3.-1", "1.2..3", "1.2.3.4.5", "::1", "::ffff:1.2.3.4", "1.2.3.4a",
+			" 1.2.3.4", "1.2.3.1000", "9.9.9.9" })
+	void tellsACanonicalDottedQuadWithoutParsingItAsParsingDoes(String text) {
+		byte[] parsed = IpAddresses.parse(text);
+		assertThat(IpAddresses.isIpv4(text)).isEqualTo(parsed != null && parsed.length == 4);
 	}
 
 }
