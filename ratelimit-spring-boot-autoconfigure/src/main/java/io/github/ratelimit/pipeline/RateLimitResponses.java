@@ -38,9 +38,8 @@ public final class RateLimitResponses {
 
 	private final HeaderStyle style;
 
-	private final Map<String, String> quotedNames = new ConcurrentHashMap<>();
-
-	private final Map<String, PolicyItem> policyItems = new ConcurrentHashMap<>();
+	/** What the headers say of a limit that changes only with the limit, by limit name. */
+	private final Map<String, LimitText> texts = new ConcurrentHashMap<>();
 
 	/** The item builders, bound once rather than on every response. */
 	private final Function<RateLimitDecision, String> policyItemOf = this::policyItem;
@@ -67,8 +66,17 @@ public final class RateLimitResponses {
 		}
 		switch (this.style) {
 			case IETF -> {
-				headers.accept("RateLimit-Policy", joinDistinct(decisions, this.policyItemOf));
-				headers.accept("RateLimit", joinDistinct(decisions, this.quotaItemOf));
+				if (decisions.size() == 1) {
+					// the usual response: one limit, whose texts are looked up once
+					RateLimitDecision decision = decisions.get(0);
+					LimitText text = text(decision);
+					headers.accept("RateLimit-Policy", text.policy());
+					headers.accept("RateLimit", quotaItem(text, decision));
+				}
+				else {
+					headers.accept("RateLimit-Policy", joinDistinct(decisions, this.policyItemOf));
+					headers.accept("RateLimit", joinDistinct(decisions, this.quotaItemOf));
+				}
 			}
 			case DRAFT_06 -> single(headers, "RateLimit-", mostRestrictive(decisions));
 			case X_RATELIMIT -> single(headers, "X-RateLimit-", mostRestrictive(decisions));
@@ -154,44 +162,42 @@ public final class RateLimitResponses {
 		return String.join(", ", items);
 	}
 
-	/**
-	 * A limit's {@code RateLimit-Policy} item. It changes only with the limit (a plan's
-	 * capacity, a calendar window's length), so the last one built per limit name is kept
-	 * and reused while those agree.
-	 */
 	private String policyItem(RateLimitDecision decision) {
+		return text(decision).policy();
+	}
+
+	private String quotaItem(RateLimitDecision decision) {
+		return quotaItem(text(decision), decision);
+	}
+
+	private static String quotaItem(LimitText text, RateLimitDecision decision) {
+		return text.quoted() + ";r=" + decision.remaining() + ";t=" + ceilSeconds(decision.resetMicros());
+	}
+
+	/**
+	 * A limit's name as a structured-field string and its {@code RateLimit-Policy} item. The
+	 * item changes only with the limit (a plan's capacity, a calendar window's length), so
+	 * the last one built per limit name is kept and reused while those agree; names beyond
+	 * the first {@value #MAX_CACHED_NAMES} are rendered each time.
+	 */
+	private LimitText text(RateLimitDecision decision) {
 		RateLimit limit = decision.limit();
 		long window = Math.max(1, ceilSeconds(decision.windowMicros()));
-		PolicyItem cached = this.policyItems.get(limit.name());
+		LimitText cached = this.texts.get(limit.name());
 		if (cached != null && cached.capacity() == limit.capacity() && cached.windowSeconds() == window) {
-			return cached.text();
+			return cached;
 		}
-		String text = quoted(limit.name()) + ";q=" + limit.capacity() + ";w=" + window;
-		if (cached != null || this.policyItems.size() < MAX_CACHED_NAMES) {
-			this.policyItems.put(limit.name(), new PolicyItem(limit.capacity(), window, text));
+		String quoted = (cached != null) ? cached.quoted() : sfString(limit.name());
+		LimitText text = new LimitText(quoted, limit.capacity(), window,
+				quoted + ";q=" + limit.capacity() + ";w=" + window);
+		if (cached != null || this.texts.size() < MAX_CACHED_NAMES) {
+			this.texts.put(limit.name(), text);
 		}
 		return text;
 	}
 
-	private String quotaItem(RateLimitDecision decision) {
-		return quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t="
-				+ ceilSeconds(decision.resetMicros());
-	}
-
-	/** A limit name as a structured-field string, quoted once per name. */
-	private String quoted(String name) {
-		String quoted = this.quotedNames.get(name);
-		if (quoted == null) {
-			quoted = sfString(name);
-			if (this.quotedNames.size() < MAX_CACHED_NAMES) {
-				this.quotedNames.put(name, quoted);
-			}
-		}
-		return quoted;
-	}
-
-	/** The last {@code RateLimit-Policy} item built for a limit name, with what it says. */
-	private record PolicyItem(long capacity, long windowSeconds, String text) {
+	/** A limit's quoted name, and the last {@code RateLimit-Policy} item built for it with what it says. */
+	private record LimitText(String quoted, long capacity, long windowSeconds, String policy) {
 	}
 
 	private static void single(BiConsumer<String, String> headers, String prefix, RateLimitDecision decision) {

@@ -34,6 +34,11 @@ class RateLimitResponsesTests {
 		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000)), response::setHeader);
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
+		// a name is an sf-string in both headers, escaped
+		RateLimit quoted = RateLimit.of("GET /say/\"hi\"", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(10));
+		this.writer.headers(List.of(allowed(quoted, 4, 2_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"GET /say/\\\"hi\\\"\";q=5;w=10");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"GET /say/\\\"hi\\\"\";r=4;t=2");
 	}
 
 	@Test
