@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # CPU time per request spent in the limiter's own code, on the limited endpoint and on its
-# unlimited twin, from Linux perf samples of the sample application on one pinned core
-# (docs/benchmarks.md, section 3). perf samples at a fixed rate without stopping the JVM
-# at safepoints, so unlike a JFR recording fine enough for this, it leaves the one-core
-# server's throughput nearly as it is.
+# unlimited twin, from samples of the sample application on one pinned core
+# (docs/benchmarks.md, section 3). Both profilers sample at a fixed rate without stopping
+# the JVM at safepoints, so unlike a JFR recording fine enough for this, they leave the
+# one-core server's throughput nearly as it is.
 #
-#   SAMPLE=servlet|webflux JAR=<sample jar> APP_CPU=0 LOAD_CPU=1 benchmarks/limiter-perf.sh
+#   SAMPLE=servlet|webflux JAR=<sample jar> APP_CPU=0 LOAD_CPU=1 [PROFILER=perf|async] \
+#     benchmarks/limiter-perf.sh
 #
-# The application runs with -XX:+PreserveFramePointer (perf walks the stacks of compiled
-# code by frame pointers) and writes /tmp/perf-<pid>.map at exit for perf to name them.
-# After a warm-up of both endpoints and one throw-away recording, perf records the limited
-# endpoint (the one-route limit of http-bench.sh's TWIN=1 mode) and then the twin, each
-# under SECONDS_EACH seconds of wrk. A sample counts for the limiter when, walking from the
-# executing frame towards the thread's root, a frame of the library (io.github.ratelimit,
-# outside the sample's own package) comes before the rest of the request's chain (the
-# servlet or WebFlux filter chain, the DispatcherServlet, Spring Security's filter chain).
-# Needs perf (Debian: linux-perf), wrk, curl, python3 and root or perf_event_paranoid <= 1.
+# PROFILER=perf (the default): Linux perf; the application runs with
+# -XX:+PreserveFramePointer (perf walks the stacks of compiled code by frame pointers) and
+# writes /tmp/perf-<pid>.map at exit for perf to name them. A method the compiler inlined
+# counts as the method it was inlined into.
+# PROFILER=async: async-profiler 3.0 (its library taken from the Maven Central artifact
+# tools.profiler:async-profiler, fetched by ./mvnw when missing), loaded and started in
+# the running application by jcmd; with -XX:+DebugNonSafepoints it names inlined methods
+# too, which shows what the limiter's largest compiled methods spend their time on.
+#
+# After a warm-up of both endpoints and one throw-away recording, the profiler records the
+# limited endpoint (the one-route limit of http-bench.sh's TWIN=1 mode) and then the twin,
+# each under SECONDS_EACH seconds of wrk, ROUNDS times. A sample counts for the limiter
+# when, walking from the executing frame towards the thread's root, a frame of the library
+# (io.github.ratelimit, outside the sample's own package) comes before the rest of the
+# request's chain (the servlet or WebFlux filter chain, the DispatcherServlet, Spring
+# Security's filter chain); the innermost such frame is where it is reported.
+# Needs wrk, curl, python3, and perf (Debian: linux-perf) with root or
+# perf_event_paranoid <= 1; async-profiler needs perf_event_paranoid <= 1 or root too.
 set -euo pipefail
 set -f
 
@@ -29,7 +39,14 @@ LOAD_CPU=${LOAD_CPU:-1}
 WARMUP_EACH=${WARMUP_EACH:-40}
 SECONDS_EACH=${SECONDS_EACH:-20}
 HZ=${HZ:-4000}
-for tool in perf wrk curl python3; do
+ROUNDS=${ROUNDS:-1}
+PROFILER=${PROFILER:-perf}
+case "$PROFILER" in
+  perf) TOOLS=(perf wrk curl python3); JVM_FLAGS=(-XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit) ;;
+  async) TOOLS=(jcmd unzip wrk curl python3); JVM_FLAGS=(-XX:+DebugNonSafepoints) ;;
+  *) echo "PROFILER must be perf or async: $PROFILER" >&2; exit 1 ;;
+esac
+for tool in "${TOOLS[@]}"; do
   command -v "$tool" > /dev/null || { echo "needs $tool" >&2; exit 1; }
 done
 
@@ -41,9 +58,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
+if [[ $PROFILER == async ]]; then
+  AP_JAR=${MAVEN_REPO:-$HOME/.m2/repository}/tools/profiler/async-profiler/3.0/async-profiler-3.0.jar
+  [[ -f "$AP_JAR" ]] || ./mvnw -B -q dependency:get -Dartifact=tools.profiler:async-profiler:3.0 > /dev/null
+  AP_LIB=linux-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')/libasyncProfiler.so
+  unzip -q -o "$AP_JAR" "$AP_LIB" -d "$WORK"
+  AP_LIB=$WORK/$AP_LIB
+  INTERVAL_US=$((1000000 / HZ))
+fi
+
 PORT=$(free_port)
 taskset -c "$APP_CPU" java -Xms512m -Xmx512m -XX:ActiveProcessorCount=1 -XX:+UnlockDiagnosticVMOptions \
-  -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit -jar "$JAR" --server.port="$PORT" --server.address=127.0.0.1 \
+  "${JVM_FLAGS[@]}" -jar "$JAR" --server.port="$PORT" --server.address=127.0.0.1 \
   --ratelimit.store=memory "${ROUTE[@]}" > "$WORK/app.log" 2>&1 &
 APP=$!
 LIMITED="http://127.0.0.1:$PORT/api/search?q=cable"
@@ -56,30 +82,44 @@ load() { taskset -c "$LOAD_CPU" wrk -t2 -c32 -d"$1"s "$2"; }
 for url in "$LIMITED" "$TWIN" "$LIMITED" "$TWIN"; do
   load "$WARMUP_EACH" "$url" > /dev/null
 done
+# Records what the application does while wrk loads one URL: record <name> <url> <seconds>.
+record() {
+  if [[ $PROFILER == perf ]]; then
+    perf record -e cpu-clock -F "$HZ" -g -p "$APP" -o "$WORK/$1.data" -- sleep "$3" > /dev/null 2>&1 &
+    local recorder=$!
+    load "$3" "$2" | awk '/requests in/ { print $1 }' > "$WORK/$1.requests"
+    wait "$recorder"
+  else
+    jcmd "$APP" JVMTI.agent_load "$AP_LIB" "\"start,event=cpu,interval=${INTERVAL_US}us,threads\"" > /dev/null
+    load "$3" "$2" | awk '/requests in/ { print $1 }' > "$WORK/$1.requests"
+    jcmd "$APP" JVMTI.agent_load "$AP_LIB" "\"stop,collapsed,file=$WORK/$1.collapsed\"" > /dev/null
+  fi
+}
 # the first recording of a process costs more than the next ones: thrown away
-perf record -e cpu-clock -F "$HZ" -g -p "$APP" -o "$WORK/first.data" -- sleep 10 > /dev/null 2>&1 &
-load 10 "$LIMITED" > /dev/null
-wait $!
-for mode in limited twin; do
-  url=$LIMITED
-  [[ $mode == twin ]] && url=$TWIN
-  perf record -e cpu-clock -F "$HZ" -g -p "$APP" -o "$WORK/$mode.data" -- sleep "$SECONDS_EACH" > /dev/null 2>&1 &
-  recorder=$!
-  load "$SECONDS_EACH" "$url" | awk '/requests in/ { print $1 }' > "$WORK/$mode.requests"
-  wait "$recorder"
+record first "$LIMITED" 10
+MODES=()
+for round in $(seq "$ROUNDS"); do
+  for mode in limited twin; do
+    url=$LIMITED
+    [[ $mode == twin ]] && url=$TWIN
+    record "$mode-$round" "$url" "$SECONDS_EACH"
+    MODES+=("$mode-$round")
+  done
 done
 kill "$APP"
 wait "$APP" 2>/dev/null || true
 APP=
-for mode in limited twin; do
-  perf script -i "$WORK/$mode.data" -F comm,ip,sym 2>/dev/null > "$WORK/$mode.txt"
-done
+if [[ $PROFILER == perf ]]; then
+  for mode in "${MODES[@]}"; do
+    perf script -i "$WORK/$mode.data" -F comm,ip,sym 2>/dev/null > "$WORK/$mode.txt"
+  done
+fi
 
-echo "# $SAMPLE sample, $(java -version 2>&1 | head -1), application on CPU $APP_CPU, wrk -t2 -c32 on CPU $LOAD_CPU, perf at $HZ Hz, ${SECONDS_EACH} s each"
-python3 - "$WORK" "$HZ" <<'EOF'
+echo "# $SAMPLE sample, $(java -version 2>&1 | head -1), application on CPU $APP_CPU, wrk -t2 -c32 on CPU $LOAD_CPU, $PROFILER at $HZ Hz, $ROUNDS × ${SECONDS_EACH} s each"
+python3 - "$WORK" "$HZ" "$PROFILER" "${MODES[@]}" <<'EOF'
 import collections, re, sys
 
-work, hz = sys.argv[1], int(sys.argv[2])
+work, hz, profiler, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 STOPS = re.compile(r'^(org\.apache\.catalina\.core\.ApplicationFilterChain\.|org\.springframework\.web\.servlet\.'
                    r'(DispatcherServlet|HandlerExecutionChain)\.|org\.springframework\.security\.web\.'
                    r'(FilterChainProxy|ObservationFilterChainDecorator\$VirtualFilterChain)|'
@@ -87,12 +127,13 @@ STOPS = re.compile(r'^(org\.apache\.catalina\.core\.ApplicationFilterChain\.|org
                    r'io\.github\.ratelimit\.sample\.)')
 
 
-def samples(path):
+def perf_samples(path):
+    """(thread, frames from the executing one to the root, samples) of perf script output."""
     thread, frames = None, []
     for line in open(path, errors='replace'):
         if not line.strip():
             if thread is not None:
-                yield thread, frames
+                yield thread, frames, 1
             thread, frames = None, []
         elif not line[0].isspace():
             thread = line.split()[0]
@@ -100,43 +141,55 @@ def samples(path):
             parts = line.strip().split(None, 1)
             frames.append(re.sub(r'\(.*', '', parts[1] if len(parts) > 1 else '').split(' ')[-1])
     if thread is not None:
-        yield thread, frames
+        yield thread, frames, 1
 
 
-print('| endpoint | requests | process CPU µs/request | request threads µs/request | limiter µs/request |')
-print('|---|---:|---:|---:|---:|')
-nearest, innermost = {}, {}
-for mode in ('limited', 'twin'):
+def async_samples(path):
+    """The same of async-profiler's collapsed stacks: the thread first, then root to leaf."""
+    for line in open(path, errors='replace'):
+        stack, _, count = line.rstrip('\n').rpartition(' ')
+        frames = stack.split(';')
+        thread = frames[0][1:].split(' tid=')[0] if frames[0].startswith('[') else ''
+        yield thread, [frame.replace('/', '.') for frame in reversed(frames[1:])], int(count)
+
+
+def library(frame):
+    return frame.startswith('io.github.ratelimit.') and not frame.startswith('io.github.ratelimit.sample.')
+
+
+print('| endpoint | round | requests | process CPU µs/request | request threads µs/request | limiter µs/request |')
+print('|---|---:|---:|---:|---:|---:|')
+innermost = {'limited': collections.Counter(), 'twin': collections.Counter()}
+limiter_total = {'limited': 0.0, 'twin': 0.0}
+for mode in modes:
+    endpoint, round_ = mode.rsplit('-', 1)
     requests = int(open(f'{work}/{mode}.requests').read().split()[0])
+    samples = perf_samples(f'{work}/{mode}.txt') if profiler == 'perf' else async_samples(f'{work}/{mode}.collapsed')
     total = request_threads = limiter = 0
-    nearest[mode] = collections.Counter()
-    innermost[mode] = collections.Counter()
-    for thread, frames in samples(f'{work}/{mode}.txt'):
-        total += 1
+    for thread, frames, count in samples:
+        total += count
         if not thread.startswith(('http-nio', 'reactor-http')):
             continue
-        request_threads += 1
+        request_threads += count
         for frame in frames:
-            if frame.startswith('io.github.ratelimit.') and not frame.startswith('io.github.ratelimit.sample.'):
-                limiter += 1
-                nearest[mode][frames[0]] += 1
-                innermost[mode][frame] += 1
+            if library(frame):
+                limiter += count
+                innermost[endpoint][frame] += count / requests
                 break
             if STOPS.match(frame):
                 break
     per = 1e6 / hz / requests
-    print(f'| {mode} | {requests} | {total * per:.1f} | {request_threads * per:.1f} | {limiter * per:.2f} |')
-    nearest[mode] = {frame: count * per for frame, count in nearest[mode].items()}
-    innermost[mode] = {frame: count * per for frame, count in innermost[mode].items()}
+    limiter_total[endpoint] += limiter * per / (len(modes) // 2)
+    print(f'| {endpoint} | {round_} | {requests} | {total * per:.1f} | {request_threads * per:.1f} | {limiter * per:.2f} |')
+rounds = len(modes) // 2
 print()
-print('executing frames of the limiter samples on the limited endpoint (µs/request):')
-for frame, us in sorted(nearest['limited'].items(), key=lambda item: -item[1])[:10]:
-    print(f'  {us:6.3f}  {frame}')
+print(f'limiter µs/request, mean of rounds: limited {limiter_total["limited"]:.2f}, twin {limiter_total["twin"]:.2f}, '
+      f'difference {limiter_total["limited"] - limiter_total["twin"]:.2f}')
 print()
-print('innermost library frame of the limiter samples (µs/request): limited, twin, difference')
+print('innermost library frame of the limiter samples, µs/request (mean of rounds): limited, twin, difference')
+scale = 1e6 / hz / rounds
 frames = set(innermost['limited']) | set(innermost['twin'])
-rows = sorted(frames, key=lambda f: -(innermost['limited'].get(f, 0) - innermost['twin'].get(f, 0)))
-for frame in rows[:15]:
-    limited, twin = innermost['limited'].get(frame, 0), innermost['twin'].get(frame, 0)
+for frame in sorted(frames, key=lambda f: -(innermost['limited'][f] - innermost['twin'][f]))[:25]:
+    limited, twin = innermost['limited'][frame] * scale, innermost['twin'][frame] * scale
     print(f'  {limited:6.3f} {twin:6.3f} {limited - twin:+6.3f}  {frame}')
 EOF
