@@ -132,11 +132,7 @@ public final class RateLimitMetrics implements RateLimitObserver {
 		return decision.limit().shadow() ? 2 : 3;
 	}
 
-	/**
-	 * The counter of a limit's decisions with an outcome in a store. Looked up by the
-	 * limit's and the store's names, which every decision carries as the same strings, so
-	 * counting a decision allocates nothing once its counter exists.
-	 */
+	/** The latency timer of a store: the last one used, else looked up and kept. */
 	private Timer latency(String store) {
 		StoreTimer last = this.lastLatency;
 		if (last != null && last.store().equals(store)) {
@@ -150,6 +146,11 @@ public final class RateLimitMetrics implements RateLimitObserver {
 		return latency;
 	}
 
+	/**
+	 * The counter of a limit's decisions with an outcome in a store. Looked up by the
+	 * limit's and the store's names, which every decision carries as the same strings, so
+	 * counting a decision allocates nothing once its counter exists.
+	 */
 	private Counter requestCounter(String limit, int outcome, String store) {
 		LimitCounters byStore = this.requests.get(limit);
 		if (byStore == null) {

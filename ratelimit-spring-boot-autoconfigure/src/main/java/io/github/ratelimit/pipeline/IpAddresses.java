@@ -119,10 +119,6 @@ final class IpAddresses {
 	}
 
 	/**
-	 * Four dotted decimal octets, each 0 to 255 without leading zeros; read in one pass,
-	 * since every request's client address goes through here.
-	 */
-	/**
 	 * Whether a text is an IPv4 address in its canonical form (four decimal octets
 	 * without leading zeros), as {@link #parse} would read it; nothing is allocated.
 	 * @param text the text
@@ -132,6 +128,10 @@ final class IpAddresses {
 		return text.length() <= MAX_LITERAL_LENGTH && readIpv4(text, null);
 	}
 
+	/**
+	 * Four dotted decimal octets, each 0 to 255 without leading zeros; read in one pass,
+	 * since every request's client address goes through here.
+	 */
 	private static byte[] parseIpv4(String text) {
 		byte[] bytes = new byte[4];
 		return readIpv4(text, bytes) ? bytes : null;
@@ -161,8 +161,10 @@ final class IpAddresses {
 		return octet == 4;
 	}
 
-	/** Decimal 0..255 without leading zeros, which some parsers read as octal. */
-	/** The octet written in {@code text} from {@code start} to {@code end}; -1 if it is none. */
+	/**
+	 * The octet written in {@code text} from {@code start} to {@code end}: decimal 0..255
+	 * without leading zeros, which some parsers read as octal; -1 if it is none.
+	 */
 	private static int parseOctet(String text, int start, int end) {
 		int length = end - start;
 		if (length == 0 || length > 3 || (length > 1 && text.charAt(start) == '0')) {

@@ -33,9 +33,11 @@ public final class RequestLimits {
 
 	/**
 	 * The decisions so far: the first stage's own (immutable) list, until a second stage
-	 * or a refund needs a list of this state's own.
+	 * or a refund needs a list of this state's own. Volatile: {@link #decisions()} reads it
+	 * without the lock, and a refund on another thread (a cancelled exchange) may replace
+	 * it with a copy meanwhile.
 	 */
-	private List<RateLimitDecision> decisions = List.of();
+	private volatile List<RateLimitDecision> decisions = List.of();
 
 	private boolean ownsDecisions;
 
