@@ -11,6 +11,9 @@ import java.util.function.BiConsumer;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.StringUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.PlanResolver;
@@ -73,11 +76,23 @@ public final class RequestRateLimiter {
 		this.literalPrefixes = new String[this.routes.size()];
 		this.literal = new boolean[this.routes.size()];
 		for (int i = 0; i < this.routes.size(); i++) {
-			String pattern = this.routes.get(i).pattern().getPatternString();
-			this.literalPrefixes[i] = literalPrefix(pattern);
-			this.literal[i] = this.literalPrefixes[i].length() == pattern.length();
+			PathPattern pattern = this.routes.get(i).pattern();
+			String text = pattern.getPatternString();
+			// a pattern parsed otherwise (ignoring case, another separator) is left to its matcher
+			this.literalPrefixes[i] = isDefaultParsed(pattern) ? literalPrefix(text) : "";
+			this.literal[i] = isDefaultParsed(pattern) && this.literalPrefixes[i].length() == text.length();
 		}
 		this.plans = plans;
+	}
+
+	/** Whether Spring's default parser (case-sensitive, {@code /}) gives the same pattern. */
+	private static boolean isDefaultParsed(PathPattern pattern) {
+		try {
+			return pattern.equals(PathPatternParser.defaultInstance.parse(pattern.getPatternString()));
+		}
+		catch (PatternParseException ex) {
+			return false;
+		}
 	}
 
 	/**

@@ -82,6 +82,22 @@ class RequestRateLimiterRouteTests {
 	}
 
 	@Test
+	void aPatternParsedIgnoringCaseIsLeftToItsMatcher() {
+		PathPatternParser ignoringCase = new PathPatternParser();
+		ignoringCase.setCaseSensitive(false);
+		RateLimit limit = RateLimit.of("GET /Health", Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
+		RouteLimit health = new RouteLimit(ignoringCase.parse("/Health"), Set.of(),
+				new LimitDefinition(limit, 1, List.of(KeySource.IP), null));
+		RouteLimit api = new RouteLimit(ignoringCase.parse("/API/**"), Set.of(),
+				new LimitDefinition(limit, 1, List.of(KeySource.IP), null));
+
+		RequestRateLimiter limiter = limiter(List.of(health, api));
+
+		assertThat(limiter.matchRoutes(get("/health"))).containsExactly(health);
+		assertThat(limiter.matchRoutes(get("/api/items"))).containsExactly(api);
+	}
+
+	@Test
 	void theLiteralPrefixEndsBeforeTheSegmentOfTheFirstVariableOrWildcard() {
 		assertThat(RequestRateLimiter.literalPrefix("/api/orders")).isEqualTo("/api/orders");
 		assertThat(RequestRateLimiter.literalPrefix("/api/orders/{id}")).isEqualTo("/api/orders");
