@@ -65,15 +65,11 @@ class RequestLimitsTests {
 		assertThat(first.decisions()).extracting(RateLimitDecision::remaining)
 			.as("the store's result is left as it was")
 			.containsExactly(9L);
-		// the buckets have their units back: the next request sees them full but for itself
-		RequestLimits next = new RequestLimits();
-		decide(next, this.route);
-		assertThat(next.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L);
+		// the bucket has its unit back: the next request finds it full but for itself
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(9);
 		// given back once
 		state.refundAll(this.limiter);
-		RequestLimits third = new RequestLimits();
-		decide(third, this.route);
-		assertThat(third.decisions()).extracting(RateLimitDecision::remaining).containsExactly(8L);
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(8);
 	}
 
 	@Test
@@ -87,9 +83,7 @@ class RequestLimitsTests {
 		assertThat(only.decisions()).extracting(RateLimitDecision::remaining)
 			.as("the store's result is left as it was")
 			.containsExactly(9L);
-		RequestLimits next = new RequestLimits();
-		decide(next, this.route);
-		assertThat(next.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L);
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(9);
 	}
 
 	@Test
@@ -122,6 +116,11 @@ class RequestLimitsTests {
 		decide(next, this.route);
 		decide(next, this.handler);
 		assertThat(next.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L, 3L);
+	}
+
+	/** What a limit has left after one more request, decided alone. */
+	private long remainingAfterANewRequest(RateLimit limit) {
+		return decide(new RequestLimits(), limit).decisions().get(0).remaining();
 	}
 
 	private RateLimitResult decide(RequestLimits state, RateLimit limit) {
