@@ -25,6 +25,16 @@
 # INSTANCES (off memory redis) chooses which of the three instances run; with TWIN=1,
 # INSTANCES=memory measures the limited handler and its twin alone, so that more rounds fit
 # in the same time (ratios against off are then left out).
+# ROUTE_PATH sets the limited route's pattern instead. With TWIN=1 it gives two controls:
+# ROUTE_PATH=/api/none limits neither endpoint (memory ÷ twin then measures how the two
+# endpoints differ without the limiter), and ROUTE_PATH=/api/search/products limits the
+# twin instead of the first endpoint (the ratio then compares them the other way round).
+# CROSSED=1 (with TWIN=1) runs both in one go: a second in-memory instance, "crossed",
+# limits /api/search/products and leaves /api/search unlimited ("crossed-twin"), measured
+# in the same rounds. The two endpoints do not cost the same without the limiter, so
+# memory ÷ twin mixes the limiter's cost with their difference; the geometric mean of
+# memory ÷ twin and crossed ÷ crossed-twin, round by round, cancels the difference and
+# leaves the limiter's cost.
 # SAMPLE=webflux measures the reactive sample (sample-webflux-app, the same route limit in a
 # WebFilter before Spring Security) instead of the servlet one.
 # Needs wrk (Debian: apt-get install wrk), redis-server, curl and the sample jar, built with
@@ -75,9 +85,9 @@ redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --d
 PIDS+=($!)
 
 # The sample's routes, replaced whole by the benchmarks' one route limit
-ROUTE_PATH=/api/search/**
-[[ "${TWIN:-0}" == 1 ]] && ROUTE_PATH=/api/search
-search_route "$ROUTE_PATH"
+DEFAULT_ROUTE=/api/search/**
+[[ "${TWIN:-0}" == 1 ]] && DEFAULT_ROUTE=/api/search
+search_route "${ROUTE_PATH:-$DEFAULT_ROUTE}"
 declare -A PORTS
 declare -A APP_PID
 declare -A ARGS
@@ -101,6 +111,17 @@ done
 if [[ "${TWIN:-0}" == 1 && -z "${JARS[memory]:-}" ]]; then
   echo "TWIN=1 needs the memory instance in INSTANCES" >&2
   exit 1
+fi
+if [[ "${CROSSED:-0}" == 1 ]]; then
+  if [[ "${TWIN:-0}" != 1 ]]; then
+    echo "CROSSED=1 needs TWIN=1" >&2
+    exit 1
+  fi
+  search_route /api/search/products
+  ARGS[crossed]="--ratelimit.store=memory ${ROUTE[*]}"
+  JARS[crossed]=$JAR
+  MODES+=(crossed)
+  search_route "${ROUTE_PATH:-$DEFAULT_ROUTE}"
 fi
 if [[ "${LOCAL_FIRST:-0}" == 1 ]]; then
   ARGS[local-first]="${ARGS[redis]} --ratelimit.redis.mode=local-first"
@@ -148,6 +169,16 @@ if [[ "${TWIN:-0}" == 1 ]]; then
   ENDPOINTS[twin]="/api/search/products?q=cable"
   echo "# twin: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[twin]}${ENDPOINTS[twin]}" | grep -ci '^ratelimit') RateLimit headers"
   MODES+=(twin)
+fi
+if [[ "${CROSSED:-0}" == 1 ]]; then
+  # the crossed instance is measured on the path it limits, its twin on the one it does not
+  ENDPOINTS[crossed]="/api/search/products?q=cable"
+  echo "# crossed: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[crossed]}${ENDPOINTS[crossed]}" | grep -ci '^ratelimit') RateLimit headers"
+  PORTS[crossed-twin]=${PORTS[crossed]}
+  APP_PID[crossed-twin]=${APP_PID[crossed]}
+  ENDPOINTS[crossed-twin]=$ENDPOINT
+  echo "# crossed-twin: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[crossed-twin]}${ENDPOINTS[crossed-twin]}" | grep -ci '^ratelimit') RateLimit headers"
+  MODES+=(crossed-twin)
 fi
 
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
@@ -225,15 +256,31 @@ for mode in "${MODES[@]}"; do
     "| $(awk '{ print $6 }' <<< "$rows" | median) ($(awk '{ print $6 }' <<< "$rows" | spread)) | $ratio" \
     "| $(awk '{ print $7 }' <<< "$rows" | median) ($(awk '{ print $7 }' <<< "$rows" | spread)) | $cpu_ratio |"
 done
-if [[ "${TWIN:-0}" == 1 ]]; then
-  twin_ratios=$(ratios memory 7 twin)
-  # the ranks of the round ratios that hold the median with 95% confidence (sign test)
-  interval=$(sort -g <<< "$twin_ratios" | awk '{ v[NR] = $1 } END { lo = int(NR / 2 - 0.98 * sqrt(NR));
+# the median of round ratios, how many are above 1, and the ranks of the ratios that hold
+# the median with 95% confidence (sign test)
+summarise() {
+  local interval
+  interval=$(sort -g <<< "$1" | awk '{ v[NR] = $1 } END { lo = int(NR / 2 - 0.98 * sqrt(NR));
     hi = int(NR / 2 + 0.98 * sqrt(NR)); if (hi < NR / 2 + 0.98 * sqrt(NR)) hi++; if (lo < 1) lo = 1; if (hi > NR) hi = NR;
     print v[lo] "–" v[hi] " (ranks " lo " and " hi " of " NR ")" }')
+  echo "$(median <<< "$1") (rounds $(spread <<< "$1"), above 1 in $(awk '$1 > 1' <<< "$1" | wc -l)" \
+    "of $(wc -l <<< "$1"); 95% interval of the median $interval)"
+}
+if [[ "${TWIN:-0}" == 1 ]]; then
+  twin_ratios=$(ratios memory 7 twin)
   echo
   echo "memory ÷ twin, the limited handler against its unlimited twin in the same process (median of rounds):" \
-    "CPU per request $(median <<< "$twin_ratios") (rounds $(spread <<< "$twin_ratios"), above 1 in" \
-    "$(awk '$1 > 1' <<< "$twin_ratios" | wc -l) of $(wc -l <<< "$twin_ratios"); 95% interval of the median" \
-    "$interval), throughput $(paired memory 3 twin)"
+    "CPU per request $(summarise "$twin_ratios"), throughput $(paired memory 3 twin)"
+fi
+if [[ "${CROSSED:-0}" == 1 ]]; then
+  crossed_ratios=$(ratios crossed 7 crossed-twin)
+  echo
+  echo "crossed ÷ crossed-twin, the other endpoint limited (median of rounds): CPU per request" \
+    "$(summarise "$crossed_ratios")"
+  both=$(awk '$2 == "memory" { m[$1] = $7 } $2 == "twin" { t[$1] = $7 } $2 == "crossed" { c[$1] = $7 }
+    $2 == "crossed-twin" { u[$1] = $7 } END { for (r in m) if ((r in t) && (r in c) && (r in u))
+    printf "%.4f\n", sqrt(m[r] / t[r] * c[r] / u[r]) }' "$RESULTS")
+  echo
+  echo "the limiter's cost with the endpoints' own difference cancelled, the geometric mean of both ratios" \
+    "(median of rounds): CPU per request $(summarise "$both")"
 fi

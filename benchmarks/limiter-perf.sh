@@ -24,6 +24,8 @@
 # (io.github.ratelimit, outside the sample's own package) comes before the rest of the
 # request's chain (the servlet or WebFlux filter chain, the DispatcherServlet, Spring
 # Security's filter chain); the innermost such frame is where it is reported.
+# KEEP=<directory> keeps the recordings there (collapsed stacks or perf script output, and
+# the request counts), for comparing the two endpoints beyond the limiter's frames.
 # Needs wrk, curl, python3, and perf (Debian: linux-perf) with root or
 # perf_event_paranoid <= 1; async-profiler needs perf_event_paranoid <= 1 or root too.
 set -euo pipefail
@@ -54,6 +56,10 @@ WORK=$(mktemp -d)
 APP=
 cleanup() {
   [[ -n "$APP" ]] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null || true
+  if [[ -n "${KEEP:-}" ]]; then
+    mkdir -p "$KEEP"
+    find "$WORK" -maxdepth 1 \( -name '*.requests' -o -name '*.collapsed' -o -name '*.txt' \) -exec cp {} "$KEEP"/ \;
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
