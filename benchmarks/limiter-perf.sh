@@ -25,12 +25,16 @@
 # request's chain (the servlet or WebFlux filter chain, the DispatcherServlet, Spring
 # Security's filter chain); the innermost such frame is where it is reported.
 # KEEP=<directory> keeps the recordings there (collapsed stacks or perf script output, and
-# the request counts), for comparing the two endpoints beyond the limiter's frames.
+# the request counts), for comparing the two endpoints beyond the limiter's frames; give
+# it an empty directory, since files of an earlier run there would be overwritten only
+# where their names match.
 # Needs wrk, curl, python3, and perf (Debian: linux-perf) with root or
 # perf_event_paranoid <= 1; async-profiler needs perf_event_paranoid <= 1 or root too.
 set -euo pipefail
 set -f
 
+# a relative KEEP names a directory where the script was started, not the repository
+[[ -n "${KEEP:-}" ]] && KEEP=$(realpath -m "$KEEP")
 cd "$(dirname "$0")/.."
 source benchmarks/bench-lib.sh
 SAMPLE=${SAMPLE:-servlet}
@@ -57,8 +61,8 @@ APP=
 cleanup() {
   [[ -n "$APP" ]] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null || true
   if [[ -n "${KEEP:-}" ]]; then
-    mkdir -p "$KEEP"
-    find "$WORK" -maxdepth 1 \( -name '*.requests' -o -name '*.collapsed' -o -name '*.txt' \) -exec cp {} "$KEEP"/ \;
+    mkdir -p "$KEEP" && find "$WORK" -maxdepth 1 \( -name '*.requests' -o -name '*.collapsed' -o -name '*.txt' \) \
+      -exec cp {} "$KEEP"/ \; || echo "could not keep the recordings in $KEEP" >&2
   fi
   rm -rf "$WORK"
 }
