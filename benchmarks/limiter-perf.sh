@@ -24,6 +24,9 @@
 # (io.github.ratelimit, outside the sample's own package) comes before the rest of the
 # request's chain (the servlet or WebFlux filter chain, the DispatcherServlet, Spring
 # Security's filter chain); the innermost such frame is where it is reported.
+# Besides the limiter's frames it reports the whole process by thread, and the samples
+# under each frame named in FRAMES (comma-separated parts of frame names; by default
+# Tomcat writing the response headers, Http11Processor.prepareResponse), on both endpoints.
 # KEEP=<directory> keeps the recordings there (collapsed stacks or perf script output, and
 # the request counts), for comparing the two endpoints beyond the limiter's frames; give
 # it an empty directory, since files of an earlier run there would be overwritten only
@@ -47,6 +50,7 @@ SECONDS_EACH=${SECONDS_EACH:-20}
 HZ=${HZ:-4000}
 ROUNDS=${ROUNDS:-1}
 PROFILER=${PROFILER:-perf}
+FRAMES=${FRAMES-Http11Processor.prepareResponse}
 case "$PROFILER" in
   perf) TOOLS=(perf wrk curl python3); JVM_FLAGS=(-XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit) ;;
   async) TOOLS=(jcmd unzip wrk curl python3); JVM_FLAGS=(-XX:+DebugNonSafepoints) ;;
@@ -126,10 +130,10 @@ if [[ $PROFILER == perf ]]; then
 fi
 
 echo "# $SAMPLE sample, $(java -version 2>&1 | head -1), application on CPU $APP_CPU, wrk -t2 -c32 on CPU $LOAD_CPU, $PROFILER at $HZ Hz, $ROUNDS × ${SECONDS_EACH} s each"
-python3 - "$WORK" "$HZ" "$PROFILER" "${MODES[@]}" <<'EOF'
+python3 - "$WORK" "$HZ" "$PROFILER" "$FRAMES" "${MODES[@]}" <<'EOF'
 import collections, re, sys
 
-work, hz, profiler, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+work, hz, profiler, frames_of_interest, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
 STOPS = re.compile(r'^(org\.apache\.catalina\.core\.ApplicationFilterChain\.|org\.springframework\.web\.servlet\.'
                    r'(DispatcherServlet|HandlerExecutionChain)\.|org\.springframework\.security\.web\.'
                    r'(FilterChainProxy|ObservationFilterChainDecorator\$VirtualFilterChain)|'
@@ -171,6 +175,10 @@ print('| endpoint | round | requests | process CPU µs/request | request threads
 print('|---|---:|---:|---:|---:|---:|')
 innermost = {'limited': collections.Counter(), 'twin': collections.Counter()}
 limiter_total = {'limited': 0.0, 'twin': 0.0}
+# the whole process, by thread (numbers in names folded) and under the frames asked for
+by_thread = {'limited': collections.Counter(), 'twin': collections.Counter()}
+under = {'limited': collections.Counter(), 'twin': collections.Counter()}
+wanted = [f for f in frames_of_interest.split(',') if f]
 for mode in modes:
     endpoint, round_ = mode.rsplit('-', 1)
     requests = int(open(f'{work}/{mode}.requests').read().split()[0])
@@ -178,6 +186,10 @@ for mode in modes:
     total = request_threads = limiter = 0
     for thread, frames, count in samples:
         total += count
+        by_thread[endpoint][re.sub(r'\d+', '#', thread)] += count / requests
+        for want in wanted:
+            if any(want in frame for frame in frames):
+                under[endpoint][want] += count / requests
         if not thread.startswith(('http-nio', 'reactor-http')):
             continue
         request_threads += count
@@ -202,4 +214,16 @@ frames = set(innermost['limited']) | set(innermost['twin'])
 for frame in sorted(frames, key=lambda f: -(innermost['limited'][f] - innermost['twin'][f]))[:25]:
     limited, twin = innermost['limited'][frame] * scale, innermost['twin'][frame] * scale
     print(f'  {limited:6.3f} {twin:6.3f} {limited - twin:+6.3f}  {frame}')
+print()
+print('the whole process by thread, µs/request (mean of rounds): limited, twin, difference')
+for thread in sorted(set(by_thread['limited']) | set(by_thread['twin']),
+                     key=lambda t: -abs(by_thread['limited'][t] - by_thread['twin'][t]))[:10]:
+    limited, twin = by_thread['limited'][thread] * scale, by_thread['twin'][thread] * scale
+    print(f'  {limited:8.2f} {twin:8.2f} {limited - twin:+6.2f}  {thread}')
+if wanted:
+    print()
+    print('samples under these frames, µs/request (mean of rounds): limited, twin, difference')
+    for want in wanted:
+        limited, twin = under['limited'][want] * scale, under['twin'][want] * scale
+        print(f'  {limited:6.3f} {twin:6.3f} {limited - twin:+6.3f}  {want}')
 EOF
