@@ -79,8 +79,9 @@ public final class RequestRateLimiter {
 			PathPattern pattern = this.routes.get(i).pattern();
 			String text = pattern.getPatternString();
 			// a pattern parsed otherwise (ignoring case, another separator) is left to its matcher
-			this.literalPrefixes[i] = isDefaultParsed(pattern) ? literalPrefix(text) : "";
-			this.literal[i] = isDefaultParsed(pattern) && this.literalPrefixes[i].length() == text.length();
+			boolean shortcut = isDefaultParsed(pattern);
+			this.literalPrefixes[i] = shortcut ? literalPrefix(text) : "";
+			this.literal[i] = shortcut && this.literalPrefixes[i].length() == text.length();
 		}
 		this.plans = plans;
 	}
