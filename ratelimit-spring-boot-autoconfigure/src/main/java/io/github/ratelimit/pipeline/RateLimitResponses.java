@@ -34,7 +34,7 @@ public final class RateLimitResponses {
 	 * Bound on the limit names whose header text is kept: names come from configuration
 	 * and annotations, so an application has far fewer; past it, text is built per request.
 	 */
-	private static final int MAX_CACHED_NAMES = 1_000;
+	static final int MAX_CACHED_NAMES = 1_000;
 
 	private final HeaderStyle style;
 
@@ -194,6 +194,15 @@ public final class RateLimitResponses {
 			this.texts.put(limit.name(), text);
 		}
 		return text;
+	}
+
+	/**
+	 * How many limit names have their header texts kept: {@value #MAX_CACHED_NAMES} at most, but
+	 * for the few that threads racing to add the last ones may put beyond it.
+	 * @return the number of names kept
+	 */
+	int cachedNames() {
+		return this.texts.size();
 	}
 
 	/** A limit's quoted name, and the last {@code RateLimit-Policy} item built for it with what it says. */

@@ -57,6 +57,21 @@ class RateLimitResponsesTests {
 		}
 	}
 
+	@Test
+	void namesBeyondTheCacheBoundAreRenderedEachTimeAndNotKept() {
+		int names = RateLimitResponses.MAX_CACHED_NAMES + 50;
+		for (int round = 0; round < 2; round++) {
+			for (int i = 0; i < names; i++) {
+				RateLimit limit = RateLimit.of("route-" + i, Algorithm.FIXED_WINDOW, 10 + round, Duration.ofMinutes(1));
+				MockHttpServletResponse response = new MockHttpServletResponse();
+				this.writer.headers(List.of(allowed(limit, 3, 2_000_000)), response::setHeader);
+				assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"route-" + i + "\";q=" + (10 + round) + ";w=60");
+				assertThat(response.getHeader("RateLimit")).isEqualTo("\"route-" + i + "\";r=3;t=2");
+			}
+		}
+		assertThat(this.writer.cachedNames()).isEqualTo(RateLimitResponses.MAX_CACHED_NAMES);
+	}
+
 	private String policy(RateLimitDecision decision) {
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		this.writer.headers(List.of(decision), response::setHeader);
