@@ -18,9 +18,11 @@ import io.github.ratelimit.redis.RedisKeyLayout;
 import io.github.ratelimit.web.RateLimitFilter;
 
 /**
- * Configuration properties for rate limiting.
+ * Configuration properties for rate limiting. A name under {@code ratelimit} that binds to
+ * nothing (a misspelling, most of the time) fails the startup, so that a typo does not
+ * leave a limit at its default.
  */
-@ConfigurationProperties("ratelimit")
+@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties {
 
 	/**
