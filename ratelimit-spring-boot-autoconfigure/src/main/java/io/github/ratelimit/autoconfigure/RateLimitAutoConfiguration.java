@@ -40,8 +40,12 @@ import io.github.ratelimit.pipeline.RateLimitedMethods;
  * wait for a permit ({@code maxWait}) are timed by a {@link RateLimitWaiter}, closed with
  * the context.
  */
-@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+@AutoConfiguration(
+		afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" },
+		// its redis health indicator replaces Boot's, which backs off for the bean name
+		beforeName = { "org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration",
+				"org.springframework.boot.data.redis.autoconfigure.health.DataRedisReactiveHealthContributorAutoConfiguration" })
 @Conditional(OnRateLimitEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,

@@ -325,6 +325,11 @@ public class RateLimitProperties {
 		private Duration timeout = Duration.ofMillis(250);
 
 		/**
+		 * Whether the application's Redis serves rate limits only: then Spring Boot's redis health indicator is replaced by one that waits for Redis at most the timeout and stays UP while the fallback decides; false keeps Boot's, for a Redis that also holds sessions, caches or data.
+		 */
+		private boolean rateLimitsOnly = true;
+
+		/**
 		 * Consecutive Redis failures after which the circuit breaker stops calling Redis.
 		 */
 		private int failureThreshold = 5;
@@ -351,6 +356,14 @@ public class RateLimitProperties {
 
 		public Mode getMode() {
 			return this.mode;
+		}
+
+		public boolean isRateLimitsOnly() {
+			return this.rateLimitsOnly;
+		}
+
+		public void setRateLimitsOnly(boolean rateLimitsOnly) {
+			this.rateLimitsOnly = rateLimitsOnly;
 		}
 
 		public void setMode(Mode mode) {

@@ -8,9 +8,11 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -27,6 +29,7 @@ import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.metrics.RateLimitRedisHealthIndicator;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 /**
@@ -89,6 +92,30 @@ final class RateLimitStoreConfigurations {
 					? new ObservedRateLimitStore(deciding, observer) : deciding;
 			return new FailoverRateLimitStore(observed, fallback, properties.getFallbackFactor(), breaker, failureLog,
 					recoveryLog, logger::warn, logger::info);
+		}
+
+		/**
+		 * In place of Spring Boot's {@code redis} health indicator, which waits for Redis up
+		 * to the connection's command timeout (60 seconds by default) and then goes
+		 * {@code DOWN}: one that waits at most the store's timeout and stays {@code UP}
+		 * while the fallback decides, unless the application's Redis serves more than rate
+		 * limits ({@code ratelimit.redis.rate-limits-only=false}).
+		 */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = { "org.springframework.boot.health.contributor.HealthIndicator",
+				"org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
+		@ConditionalOnEnabledHealthIndicator("redis")
+		@ConditionalOnBooleanProperty(name = "ratelimit.redis.rate-limits-only", matchIfMissing = true)
+		static class RedisHealth {
+
+			@Bean
+			@ConditionalOnMissingBean(name = { "redisHealthIndicator", "redisHealthContributor" })
+			RateLimitRedisHealthIndicator redisHealthIndicator(RedisConnectionFactory redisConnectionFactory,
+					RateLimitProperties properties, ObjectProvider<RateLimitStore> rateLimitStore) {
+				return new RateLimitRedisHealthIndicator(redisConnectionFactory, rateLimitStore::getIfAvailable,
+						properties.getRedis().getTimeout());
+			}
+
 		}
 
 		@Bean

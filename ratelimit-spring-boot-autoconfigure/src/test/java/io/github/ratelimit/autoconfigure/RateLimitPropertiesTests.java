@@ -44,6 +44,7 @@ class RateLimitPropertiesTests {
 		assertThat(properties.getRedis().getMode()).isEqualTo(RateLimitProperties.Redis.Mode.EXACT);
 		assertThat(properties.getRedis().getSyncInterval()).isEqualTo(Duration.ofMillis(10));
 		assertThat(properties.getRedis().getExactLimits()).isEmpty();
+		assertThat(properties.getRedis().isRateLimitsOnly()).isTrue();
 	}
 
 	@Test
