@@ -17,6 +17,10 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * {@link RateLimitDecisions} recorder. Before every test method every bucket is forgotten,
  * the clock returns to its start and the recorded decisions are cleared, so tests do not
  * depend on the order they run in.
+ * <p>
+ * The limits are decided by the in-memory store unless the test asks for the
+ * application's own ({@link #store()}), so that a test of an application configured for
+ * Redis needs no running Redis.
  * <pre class="code">
  * &#64;WebMvcTest(OrderController.class)
  * &#64;AutoConfigureRateLimitTest
@@ -38,5 +42,32 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 @Inherited
 @ImportAutoConfiguration
 public @interface AutoConfigureRateLimitTest {
+
+	/**
+	 * Which store decides the test's limits.
+	 * @return {@link Store#MEMORY} (the default) or {@link Store#APPLICATION}
+	 */
+	Store store() default Store.MEMORY;
+
+	/**
+	 * Which store decides a test's limits.
+	 */
+	enum Store {
+
+		/**
+		 * The in-memory store, whatever the application configures ({@code ratelimit.store=memory}
+		 * for the test, which the test's own properties may override): the test needs no
+		 * Redis. A {@code RateLimitStore} bean of the application's own is kept.
+		 */
+		MEMORY,
+
+		/**
+		 * The store the application configures: Redis when it has a
+		 * {@code RedisConnectionFactory}. The Redis must run, and the buckets under
+		 * {@code ratelimit.redis.key-prefix} are deleted before every test method.
+		 */
+		APPLICATION
+
+	}
 
 }

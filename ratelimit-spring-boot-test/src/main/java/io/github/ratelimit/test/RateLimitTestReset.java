@@ -44,6 +44,12 @@ final class RateLimitTestReset {
 			throw new IllegalStateException("Rate limit store '" + store.name() + "' cannot forget its buckets "
 					+ "between tests: implement RateLimitStore.resetAll() in " + store.getClass().getName(), ex);
 		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("Rate limit store '" + store.name() + "' could not forget its buckets "
+					+ "before the test (" + ex.getClass().getSimpleName() + ": " + ex.getMessage() + "). The test "
+					+ "runs on the application's store (@AutoConfigureRateLimitTest(store = APPLICATION)), which "
+					+ "must be running; leave store at MEMORY to decide the test's limits in memory", ex);
+		}
 	}
 
 }
