@@ -714,7 +714,7 @@ class RateLimitStartupValidationTests {
 	}
 
 	/** Runs the failure analyzers registered in {@code spring.factories}, as Boot does at startup. */
-	private static FailureAnalysis analyzeAsBootDoes(Throwable failure) {
+	static FailureAnalysis analyzeAsBootDoes(Throwable failure) {
 		return SpringFactoriesLoader.forDefaultResourceLocation(RateLimitStartupValidationTests.class.getClassLoader())
 			.load(FailureAnalyzer.class, FailureHandler.handleMessage((message, ex) -> {
 			}))

@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -18,12 +17,9 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -61,7 +57,7 @@ class UnknownRateLimitPropertyTests {
 			assertThat(failure).rootCause()
 				.isInstanceOf(UnboundConfigurationPropertiesException.class)
 				.hasMessageContaining(name);
-			FailureAnalysis analysis = analyzeAsBootDoes(failure);
+			FailureAnalysis analysis = RateLimitStartupValidationTests.analyzeAsBootDoes(failure);
 			assertThat(analysis.getDescription())
 				.contains(name + " is not a known property; did you mean " + nearest + "?");
 			assertThat(analysis.getAction()).contains("docs/configuration.md");
@@ -71,7 +67,7 @@ class UnknownRateLimitPropertyTests {
 	@Test
 	void listsTheKnownPropertiesWhenNoneIsNear() {
 		this.contextRunner.withPropertyValues("ratelimit.tenant.colour=blue")
-			.run((context) -> assertThat(analyzeAsBootDoes(context.getStartupFailure()).getDescription())
+			.run((context) -> assertThat(RateLimitStartupValidationTests.analyzeAsBootDoes(context.getStartupFailure()).getDescription())
 				.contains("ratelimit.tenant.colour is not a known property; the properties of ratelimit.tenant are "
 						+ "header, pattern"));
 	}
@@ -80,7 +76,7 @@ class UnknownRateLimitPropertyTests {
 	void namesEveryUnknownProperty() {
 		this.contextRunner.withPropertyValues("ratelimit.policies.a.capcity=3", "ratelimit.routes[0].methds=GET",
 				"ratelimit.routes[0].path=/a", "ratelimit.routes[0].capacity=1")
-			.run((context) -> assertThat(analyzeAsBootDoes(context.getStartupFailure()).getDescription())
+			.run((context) -> assertThat(RateLimitStartupValidationTests.analyzeAsBootDoes(context.getStartupFailure()).getDescription())
 				.contains("ratelimit.policies.a.capcity is not a known property; did you mean "
 						+ "ratelimit.policies.a.capacity?")
 				.contains("ratelimit.routes[0].methds is not a known property; did you mean "
@@ -111,18 +107,6 @@ class UnknownRateLimitPropertyTests {
 		assertThat(output).contains("ratelimit.policies.exports.capcity is not a known property; did you mean "
 				+ "ratelimit.policies.exports.capacity? (from \"ratelimit.policies.exports.capcity\" from property "
 				+ "source \"commandLineArgs\")");
-	}
-
-	/** Runs the failure analyzers registered in {@code spring.factories}, in Boot's order. */
-	private static FailureAnalysis analyzeAsBootDoes(Throwable failure) {
-		return SpringFactoriesLoader.forDefaultResourceLocation(UnknownRateLimitPropertyTests.class.getClassLoader())
-			.load(FailureAnalyzer.class, FailureHandler.handleMessage((message, ex) -> {
-			}))
-			.stream()
-			.map((analyzer) -> analyzer.analyze(failure))
-			.filter(Objects::nonNull)
-			.findFirst()
-			.orElseThrow(() -> new AssertionError("No failure analysis for " + failure));
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)

@@ -1,9 +1,5 @@
-package io.github.ratelimit.redis;
+package io.github.ratelimit.e2e;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.metrics.RateLimitRedisHealthIndicator;
+import io.github.ratelimit.redis.RedisTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -51,7 +48,7 @@ class RedisHealthIntegrationTests {
 		try (RedisTestServer redis = RedisTestServer.start();
 				ConfigurableApplicationContext app = startApplication(redis)) {
 			assertThat(app.getBean("redisHealthIndicator")).isInstanceOf(RateLimitRedisHealthIndicator.class);
-			Http http = new Http(app);
+			HttpTestClient http = http(app);
 			await().atMost(Duration.ofSeconds(30))
 				.pollInterval(Duration.ofMillis(100))
 				.until(() -> "reachable".equals(read(http.get("/actuator/health"), "$.components.redis.details.redis")));
@@ -84,7 +81,7 @@ class RedisHealthIntegrationTests {
 				ConfigurableApplicationContext app = startApplication(redis, "--ratelimit.redis.rate-limits-only=false",
 						"--spring.data.redis.timeout=1s")) {
 			assertThat(app.getBeansOfType(RateLimitRedisHealthIndicator.class)).isEmpty();
-			Http http = new Http(app);
+			HttpTestClient http = http(app);
 			await().atMost(Duration.ofSeconds(30))
 				.pollInterval(Duration.ofMillis(100))
 				.until(() -> http.get("/actuator/health").statusCode() == 200);
@@ -103,6 +100,10 @@ class RedisHealthIntegrationTests {
 				"--ratelimit.redis.failure-threshold=1", "--management.endpoint.health.show-details=always"));
 		args.addAll(List.of(extra));
 		return new SpringApplicationBuilder(HealthApplication.class).run(args.toArray(String[]::new));
+	}
+
+	private static HttpTestClient http(ConfigurableApplicationContext app) {
+		return new HttpTestClient(app.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
 	}
 
 	private static <T> T read(HttpResponse<String> response, String path) {
@@ -128,39 +129,6 @@ class RedisHealthIntegrationTests {
 		@GetMapping("/limited")
 		String limited() {
 			return "limited";
-		}
-
-	}
-
-	/** Plain HTTP/1.1 to the application on loopback. */
-	private static final class Http {
-
-		private final HttpClient client = HttpClient.newBuilder()
-			.version(HttpClient.Version.HTTP_1_1)
-			.connectTimeout(Duration.ofSeconds(5))
-			.build();
-
-		private final int port;
-
-		Http(ConfigurableApplicationContext app) {
-			this.port = app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		}
-
-		HttpResponse<String> get(String path) {
-			HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-				.timeout(Duration.ofSeconds(90))
-				.GET()
-				.build();
-			try {
-				return this.client.send(request, HttpResponse.BodyHandlers.ofString());
-			}
-			catch (IOException ex) {
-				throw new IllegalStateException("GET " + path + " failed", ex);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("GET " + path + " interrupted", ex);
-			}
 		}
 
 	}
