@@ -60,6 +60,12 @@ import io.github.ratelimit.core.RateLimitStore;
  * from Redis {@code TIME}, so application clocks may disagree, unless a clock is given
  * (tests).
  * <p>
+ * A call that takes (an acquisition, a lease) carries a deadline on Redis's clock, the
+ * moment the store stops waiting for it ({@link RedisDeadlines}), and a script Redis runs
+ * later, after a stall, changes nothing: the fallback has decided its request meanwhile.
+ * Refunds carry none. Only a store with a timeout of its own, on Lettuce and Redis time,
+ * knows when it stops waiting.
+ * <p>
  * Keys are {@code <prefix>{<identity>}:<limit id>}, the limit's {@link RateLimit#id() id}
  * being eight characters derived from its name (which may be a long route template): the
  * identity is the hash tag, so in a Redis Cluster the buckets of different identities
@@ -157,7 +163,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	private final boolean cluster;
 
-	/** Deadlines of the calls that take, or {@code null} when calls carry none (see the class description). */
+	/** Deadlines of the calls that take, or {@code null} when calls carry none. */
 	private final RedisDeadlines deadlines;
 
 	private final RedisKeyLayout layout;
