@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -11,27 +12,30 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CircuitBreaker;
 import io.github.ratelimit.core.FailoverRateLimitStore;
+import io.github.ratelimit.core.Lease;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Redis stalled by {@code DEBUG SLEEP} (as a slow command, a fork or a failover would stall
  * it) under a failover store whose calls time out after 250ms: the local fallback decides
  * the calls made during the stall, synchronous and asynchronous, and when Redis wakes and
- * runs the scripts queued meanwhile, they change nothing. No concurrency lease is left
- * behind to lock anyone out, no token is taken a second time: the next calls are decided
- * as if the stall had not happened.
+ * runs the scripts queued meanwhile (a local-first share's lease among them), they change
+ * nothing. No concurrency lease is left behind to lock anyone out, no token is taken a
+ * second time: the next calls are decided as if the stall had not happened.
  */
 class RedisStallTests {
 
@@ -90,7 +94,7 @@ class RedisStallTests {
 		}
 
 		List<Future<Object>> sleeping = stall(ports, stall);
-		ExecutorService threads = Executors.newFixedThreadPool(RATES.size() + 2);
+		ExecutorService threads = Executors.newFixedThreadPool(RATES.size() + 3);
 		List<RateLimitResult> decided = new ArrayList<>();
 		try {
 			// during: alice takes each rate again and two calls' leases, each call on a thread
@@ -106,9 +110,13 @@ class RedisStallTests {
 				sync.add(threads.submit(() -> store.tryAcquire(List.of(lease))));
 				async.add(store.tryAcquireAsync(List.of(new Acquisition(CALLS, "bob", 1)), 0).toCompletableFuture());
 			}
+			// and carol's instance leases a share of the token bucket, as local-first mode does
+			Future<?> lease = threads.submit(() -> redis.lease(List.of(new Lease(RATES.get(0), "carol", 1, 4))));
 			for (Future<RateLimitResult> result : sync) {
 				decided.add(result.get(10, TimeUnit.SECONDS));
 			}
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> lease.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(QueryTimeoutException.class);
 			for (CompletableFuture<RateLimitResult> result : async) {
 				decided.add(result.get(10, TimeUnit.SECONDS));
 			}
@@ -144,6 +152,7 @@ class RedisStallTests {
 			assertThat(redis.inspect(rate, "bob").exists()).as(rate.name()).isFalse();
 		}
 		assertThat(redis.inspect(CALLS, "bob").exists()).isFalse();
+		assertThat(redis.inspect(RATES.get(0), "carol").exists()).isFalse();
 	}
 
 	/**
