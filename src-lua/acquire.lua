@@ -20,7 +20,9 @@
 -- ARGV[5+5n] optional: longest wait in microseconds for a reserved slot (callers waiting
 --          for a permit): tb and lb limits that would reject admit instead when their slot
 --          is at most that far away, and reply the wait as their delay (see token_bucket.lua)
--- ARGV[6+5n..5+6n] 'lease' only: per limit, how many units to take beyond its cost, as
+-- ARGV[6+5n] optional: the deadline, in microseconds of Redis TIME, after which the caller
+--          no longer waits for the reply; '' for none (see below)
+-- ARGV[7+5n..6+6n] 'lease' only: per limit, how many units to take beyond its cost, as
 --          many of them as are left when every enforced limit admits (a cost may then be
 --          0: a share refreshed without a request). Only the bucket and window algorithms
 --          whose units may be spent later are leased (tb, fw, swc); the application never
@@ -28,12 +30,18 @@
 -- Reply    {now, then per limit three integers}: an admitting limit replies remaining,
 --          reset_us, delay_us; a rejecting one -1 - remaining, reset_us, retry_after_us.
 --          A refund replies {now}. A lease adds, per limit, the units it took beyond
---          the cost (0 when any enforced limit rejected).
+--          the cost (0 when any enforced limit rejected). A call run after its deadline
+--          replies {-time}, Redis TIME negated.
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
 -- every admitting limit commits (a reservation included), or nothing changes (apart from
 -- expiring entries a sliding log no longer counts). A shadow limit that rejects consumes
 -- nothing and rejects nothing.
+--
+-- A call Redis runs after its deadline (it waited behind a slow command, a fork, a DEBUG
+-- SLEEP) reads and writes nothing: its caller has given up on it and had the request
+-- decided elsewhere, so what it took would be taken twice, and a lease it took would be
+-- released by nobody. The deadline is compared with Redis TIME even when ARGV[1] is given.
 
 local argv = ARGV
 local now = rl_now(argv[1])
@@ -46,6 +54,16 @@ if argv[options] and argv[options] ~= '' then
   rl_min_ttl = tonumber(argv[options])
 else
   rl_min_ttl = RL_MIN_TTL
+end
+local deadline = argv[options + 2]
+if deadline and deadline ~= '' then
+  local time = now
+  if argv[1] ~= '' then
+    time = rl_now('')
+  end
+  if time > tonumber(deadline) then
+    return { -time }
+  end
 end
 local max_delay = 0
 if argv[options + 1] then
@@ -92,7 +110,7 @@ for i = 4, options - 1, 5 do
       max_delay)
     if lease then
       -- the units beyond the cost, as many as are left: deciding cost + extra again admits
-      local extra = math.min(tonumber(argv[options + 1 + (i - 4) / 5 + 1]), remaining)
+      local extra = math.min(tonumber(argv[options + 2 + (i - 4) / 5 + 1]), remaining)
       if admits == 1 and extra > 0 then
         local admits2, remaining2, reset2, _, delay2, state2 = entry.decide(k, now, capacity, param, cost + extra,
           max_delay)

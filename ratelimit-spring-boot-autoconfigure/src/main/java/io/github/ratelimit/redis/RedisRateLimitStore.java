@@ -60,6 +60,12 @@ import io.github.ratelimit.core.RateLimitStore;
  * from Redis {@code TIME}, so application clocks may disagree, unless a clock is given
  * (tests).
  * <p>
+ * A call that takes (an acquisition, a lease) carries a deadline on Redis's clock, the
+ * moment the store stops waiting for it ({@link RedisDeadlines}), and a script Redis runs
+ * later, after a stall, changes nothing: the fallback has decided its request meanwhile.
+ * Refunds carry none. Only a store with a timeout of its own, on Lettuce and Redis time,
+ * knows when it stops waiting.
+ * <p>
  * Keys are {@code <prefix>{<identity>}:<limit id>}, the limit's {@link RateLimit#id() id}
  * being eight characters derived from its name (which may be a long route template): the
  * identity is the hash tag, so in a Redis Cluster the buckets of different identities
@@ -157,6 +163,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 
 	private final boolean cluster;
 
+	/** Deadlines of the calls that take, or {@code null} when calls carry none. */
+	private final RedisDeadlines deadlines;
+
 	private final RedisKeyLayout layout;
 
 	private final Map<RateLimit, EncodedLimit> encodedLimits = new ConcurrentHashMap<>();
@@ -237,6 +246,10 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		this.clock = clock;
 		this.applicationClock = (clock != null) ? clock : RateLimitClock.system();
 		this.cluster = isCluster(connectionFactory);
+		// a deadline is the time the caller stops waiting, on Redis's clock: known with a
+		// timeout of the store's own, and comparable when the store decides on Redis time
+		this.deadlines = (this.executor instanceof LettuceScriptExecutor && clock == null)
+				? new RedisDeadlines(timeout.toNanos(), this.cluster) : null;
 		this.layout = Objects.requireNonNull(layout, "layout must not be null");
 	}
 
@@ -316,7 +329,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		// the request) must never wait for a reply that only that thread can deliver
 		return lettuce.executeAsync(invocation.script(), invocation.keys(), invocation.args()).thenApplyAsync((reply) -> {
 			RateLimitDecision[] decisions = new RateLimitDecision[acquisitions.size()];
-			long timestamp = parse(reply, call, group, decisions);
+			long timestamp = parse(answered(invocation, reply), call, group, decisions);
 			return new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), timestamp,
 					RateLimitResult.REDIS);
 		}, OFFLOAD);
@@ -336,8 +349,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		}
 		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
 		Invocation invocation = prepare(call, groups.get(0), now, LEASE, 0, extras(leases));
-		return leased(this.executor.execute(invocation.script(), invocation.keys(), invocation.args()), call,
-				groups.get(0));
+		return leased(execute(invocation), call, groups.get(0));
 	}
 
 	/**
@@ -362,7 +374,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
 		Invocation invocation = prepare(call, groups.get(0), now, LEASE, 0, extras(leases));
 		return lettuce.executeAsync(invocation.script(), invocation.keys(), invocation.args())
-			.thenApplyAsync((reply) -> leased(reply, call, groups.get(0)), OFFLOAD);
+			.thenApplyAsync((reply) -> leased(answered(invocation, reply), call, groups.get(0)), OFFLOAD);
 	}
 
 	private Call leaseCall(List<Lease> leases) {
@@ -424,7 +436,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			for (int[] group : groupBySlot(call)) {
 				try {
 					Invocation invocation = prepare(call, group, now, LEASE, 0, wanted);
-					List<?> reply = this.executor.execute(invocation.script(), invocation.keys(), invocation.args());
+					List<?> reply = execute(invocation);
 					RateLimitDecision[] taken = new RateLimitDecision[leases.size()];
 					long timestamp = parse(reply, call, group, taken);
 					for (int g = 0; g < group.length; g++) {
@@ -577,7 +589,8 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	 * Connects and loads the scripts ahead of the first request, so that the first request
 	 * does not pay for the connection and the script upload within its timeout: the
 	 * scripts of requests whose limits share one algorithm (other combinations are loaded
-	 * when first used), and where they run as Redis functions, their libraries.
+	 * when first used), and where they run as Redis functions, their libraries. Reads Redis
+	 * {@code TIME} too, so that the first calls already carry a deadline.
 	 */
 	public void preload() {
 		List<Script> scripts = new ArrayList<>();
@@ -585,6 +598,13 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			scripts.add(script(1 << algorithm.ordinal()));
 		}
 		this.template.execute((RedisCallback<Object>) (connection) -> {
+			if (this.deadlines != null) {
+				long sent = System.nanoTime();
+				Long time = connection.serverCommands().time(TimeUnit.MICROSECONDS);
+				if (time != null) {
+					this.deadlines.observe(-1, sent, System.nanoTime(), time);
+				}
+			}
 			for (Script script : scripts) {
 				connection.scriptingCommands().scriptLoad(script.bytes());
 			}
@@ -627,8 +647,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	private long run(Call call, int[] group, long now, byte[] mode, long maxDelayMicros,
 			RateLimitDecision[] decisions) {
 		Invocation invocation = prepare(call, group, now, mode, maxDelayMicros);
-		return parse(this.executor.execute(invocation.script(), invocation.keys(), invocation.args()), call, group,
-				decisions);
+		return parse(execute(invocation), call, group, decisions);
 	}
 
 	/** The script, keys and arguments deciding some acquisitions of one slot. */
@@ -644,9 +663,13 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			keyCount += call.limits[i].keySuffixes.length;
 			algorithms |= call.limits[i].algorithm;
 		}
-		boolean options = this.clock != null || maxDelayMicros > 0 || extra != null;
+		int slot = this.cluster ? SlotHash.getSlot(call.keys[group[0]]) : 0;
+		long prepared = System.nanoTime();
+		// a refund gives back what Redis itself took, which nobody else gives back: it may come late
+		long deadline = (this.deadlines != null && mode != REFUND) ? this.deadlines.deadline(slot, prepared) : -1;
+		boolean options = this.clock != null || maxDelayMicros > 0 || extra != null || deadline >= 0;
 		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[3 + group.length * 5 + (options ? 2 : 0) + ((extra != null) ? group.length : 0)][];
+		byte[][] args = new byte[3 + group.length * 5 + (options ? 3 : 0) + ((extra != null) ? group.length : 0)][];
 		args[0] = (now == NOW_FROM_REDIS) ? EMPTY : ascii(now);
 		args[1] = mode;
 		args[2] = ascii(group.length);
@@ -668,13 +691,41 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			// the test clock stands still while Redis expires keys in real time
 			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
 			args[a++] = ascii(maxDelayMicros);
+			args[a++] = (deadline >= 0) ? ascii(deadline) : EMPTY;
 		}
 		if (extra != null) {
 			for (int i : group) {
 				args[a++] = ascii(extra[i]);
 			}
 		}
-		return new Invocation(script(algorithms), keys, args);
+		return new Invocation(script(algorithms), keys, args, slot, prepared);
+	}
+
+	private List<?> execute(Invocation invocation) {
+		return answered(invocation,
+				this.executor.execute(invocation.script(), invocation.keys(), invocation.args()));
+	}
+
+	/**
+	 * The reply of a call, once the deadlines have learnt the Redis time it carries; fails
+	 * when the script ran after its deadline, and so changed nothing: a reply that arrives
+	 * nevertheless (the caller still waits) proves the deadline's estimate of Redis time
+	 * too low, which the next calls then no longer use.
+	 */
+	private List<?> answered(Invocation invocation, List<?> reply) {
+		if (this.deadlines == null || reply == null || reply.isEmpty()) {
+			return reply;
+		}
+		long time = number(reply, 0);
+		if (time < 0) {
+			this.deadlines.observe(invocation.slot(), invocation.preparedNanos(), System.nanoTime(), -time);
+			throw new QueryTimeoutException("Redis ran the rate limit script after its deadline; it changed nothing");
+		}
+		if (invocation.args()[0].length == 0) {
+			// Redis TIME, unless the call named its time (a refund, a later Cluster slot)
+			this.deadlines.observe(invocation.slot(), invocation.preparedNanos(), System.nanoTime(), time);
+		}
+		return reply;
 	}
 
 	/** Fills the decisions of a group from the script's reply; returns the time decided at. */
@@ -931,7 +982,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	}
 
 	/** One script call: the script and its keys and arguments. */
-	private record Invocation(Script script, byte[][] keys, byte[][] args) {
+	private record Invocation(Script script, byte[][] keys, byte[][] args, int slot, long preparedNanos) {
 	}
 
 	/** Runs the composed script. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -582,6 +583,75 @@ class LuaScriptsTest {
 					List.of(key("tb"), key("gcra"))))
 			.satisfies((ex) -> assertThat(messages(ex)).contains("unknown algorithm gcra"));
 		assertKeysExpireWithin(Map.of());
+	}
+
+	// deadlines: a call Redis runs after its caller stopped waiting for it
+
+	@ParameterizedTest
+	@ValueSource(strings = { "tb", "lb", "fw", "swl", "swc", "cc" })
+	void aCallRunAfterItsDeadlineChangesNothingAndRepliesRedisTimeNegated(String code) {
+		List<String> limit = List.of(code, "5", Long.toString(MINUTE), "1");
+		List<Object> first = acquire(T0, "acquire", withOptions(limit, "", "0", Long.toString(redisMicros() + MINUTE)));
+		assertThat(first.get(0)).isEqualTo(T0);
+		assertThat(decisions(first)).singleElement().satisfies((decision) -> {
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.remaining()).isEqualTo(4);
+		});
+		Map<String, Object> before = snapshot();
+		assertThat(before).isNotEmpty();
+
+		// a second ago on Redis's clock, whatever time the call decides at
+		long sentAt = redisMicros();
+		List<Object> late = acquire(T0, "acquire", withOptions(limit, "", "0", Long.toString(sentAt - SECOND)));
+		assertThat(late).singleElement().satisfies((time) -> assertThat(-(Long) time).isBetween(sentAt, redisMicros()));
+		assertThat(snapshot()).isEqualTo(before);
+		// nor does a late call deciding at Redis time
+		List<String> keys = code.equals("swl") ? List.of(key(code), key(code) + ":sum") : List.of(key(code));
+		@SuppressWarnings("unchecked")
+		List<Object> lateAtRedisTime = redisConnection.template()
+			.execute(ACQUIRE, keys, "", "acquire", "1", code, "5", Long.toString(MINUTE), "1", "", "", "0",
+					Long.toString(sentAt - SECOND));
+		assertThat(lateAtRedisTime).singleElement().satisfies((time) -> assertThat((Long) time).isNegative());
+		assertThat(snapshot()).isEqualTo(before);
+
+		// the next call finds what the first one left: the late ones took nothing
+		List<Object> next = acquire(T0, "acquire", withOptions(limit, "", "0", Long.toString(redisMicros() + MINUTE)));
+		assertThat(decisions(next)).singleElement().satisfies((decision) -> assertThat(decision.remaining()).isEqualTo(3));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "tb", "fw", "swc" })
+	void aLeaseRunAfterItsDeadlineTakesNothing(String code) {
+		List<Object> late = lease(code, redisMicros() - SECOND);
+		assertThat(late).singleElement().satisfies((time) -> assertThat((Long) time).isNegative());
+		assertKeysExpireWithin(Map.of());
+		List<Object> onTime = lease(code, redisMicros() + MINUTE);
+		// the cost and four more taken: five of ten left
+		assertThat(decisions(onTime.subList(0, 4))).singleElement()
+			.satisfies((decision) -> assertThat(decision.remaining()).isEqualTo(5));
+		assertThat(onTime.get(4)).isEqualTo(4L);
+	}
+
+	/** Leases a limit of capacity 10 at T0: its cost of 1 and 4 more, before a deadline. */
+	@SuppressWarnings("unchecked")
+	private List<Object> lease(String code, long deadline) {
+		String param = Long.toString(code.equals("tb") ? MINUTE / 10 : MINUTE);
+		return redisConnection.template()
+			.execute(ACQUIRE, List.of(key(code)), Long.toString(T0), "lease", "1", code, "10", param, "1", "", "", "0",
+					Long.toString(deadline), "4");
+	}
+
+	/** A limit's four values, then the driver's options: least TTL, longest delay, deadline, lease extras. */
+	private static List<String> withOptions(List<String> limit, String... options) {
+		List<String> args = new ArrayList<>(limit);
+		args.addAll(List.of(options));
+		return args;
+	}
+
+	/** Redis TIME in microseconds. */
+	private static long redisMicros() {
+		return redisConnection.template()
+			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time(TimeUnit.MICROSECONDS));
 	}
 
 	// helpers

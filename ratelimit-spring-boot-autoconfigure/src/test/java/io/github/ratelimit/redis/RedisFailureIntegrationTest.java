@@ -56,8 +56,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A web application limiting against a real Redis that dies, comes back, hangs, and loses a
- * Cluster master: fail-open limits never answer 5xx and fall back to half their quota on
+ * A web application limiting against a real Redis that dies, comes back, hangs, sleeps, and
+ * loses a Cluster master: fail-open limits never answer 5xx and fall back to half their quota on
  * this instance, fail-closed limits answer 503, and decisions return to Redis on their own.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -242,6 +242,53 @@ class RedisFailureIntegrationTest {
 	}
 
 	@Test
+	void callsRedisRunsAfterAStallLeaveNoPermitHeldAndTakeNoTokenTwice() throws Exception {
+		try (RedisTestServer redis = RedisTestServer.start();
+				ConfigurableApplicationContext app = startApplication(standalone(redis))) {
+			Http http = new Http(app);
+			warmUp(app, http);
+			for (int i = 0; i < 3; i++) {
+				assertThat(quota(http.get("/open"))).as("decided by Redis").isEqualTo(20);
+			}
+
+			// Redis sleeps three seconds; what the application sends meanwhile waits in its socket
+			ExecutorService sleeper = Executors.newSingleThreadExecutor();
+			try {
+				Future<Object> sleeping = sleeper.submit(() -> redisCommand(redis.port(), Duration.ofSeconds(10), "DEBUG",
+						"SLEEP", "3"));
+				await().atMost(Duration.ofSeconds(1))
+					.pollInterval(Duration.ofMillis(1))
+					.until(() -> !RedisTestSupport.pong(RedisTestSupport.LOOPBACK, redis.port(), Duration.ofMillis(20)));
+				// two calls and two tokens, fewer than the failures that open the breaker: each
+				// call reaches Redis, times out, and the fallback decides it
+				for (String path : List.of("/call", "/call", "/open", "/open")) {
+					HttpResponse<String> answer = http.get(path);
+					assertThat(answer.statusCode()).as(path).isEqualTo(200);
+					assertThat(quota(answer)).as("%s decided by the fallback", path).isEqualTo(path.equals("/call") ? 1 : 10);
+				}
+				assertThat(sleeping.isDone()).as("Redis still asleep").isFalse();
+				assertThat(sleeping.get(10, TimeUnit.SECONDS)).isEqualTo("OK");
+			}
+			finally {
+				sleeper.shutdownNow();
+			}
+
+			// Redis decides again as if the stall had not happened: no lease is left to lock the
+			// calls out, and the tokens it holds are the three it granted
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> quota(http.get("/warm-up")) == 1_000);
+			HttpResponse<String> call = http.get("/call");
+			assertThat(call.statusCode()).isEqualTo(200);
+			assertThat(quota(call)).isEqualTo(2);
+			HttpResponse<String> open = http.get("/open");
+			assertThat(quota(open)).isEqualTo(20);
+			assertThat(open.headers().firstValue("RateLimit")).hasValueSatisfying(
+					(value) -> assertThat(value).startsWith("\"open\";r=16;"));
+		}
+	}
+
+	@Test
 	void aRedisHungBeforeTheApplicationFirstConnectsAddsAtMostItsTimeout() throws Exception {
 		try (RedisTestServer redis = RedisTestServer.start();
 				ConfigurableApplicationContext app = startApplication(standalone(redis))) {
@@ -389,7 +436,11 @@ class RedisFailureIntegrationTest {
 	}
 
 	private static Object redisCommand(int port, String... args) throws IOException {
-		return RedisTestSupport.command(RedisTestSupport.LOOPBACK, port, Duration.ofSeconds(2), args);
+		return redisCommand(port, Duration.ofSeconds(2), args);
+	}
+
+	private static Object redisCommand(int port, Duration timeout, String... args) throws IOException {
+		return RedisTestSupport.command(RedisTestSupport.LOOPBACK, port, timeout, args);
 	}
 
 	/** Plain HTTP/1.1 to the application on loopback. */
@@ -453,6 +504,13 @@ class RedisFailureIntegrationTest {
 		@GetMapping("/unlimited")
 		String unlimited() {
 			return "unlimited";
+		}
+
+		@RateLimited(name = "calls", algorithm = Algorithm.CONCURRENCY, capacity = 2, period = "1m",
+				key = KeySource.GLOBAL)
+		@GetMapping("/call")
+		String call() {
+			return "called";
 		}
 
 		@RateLimited(name = "open", capacity = 20, period = "1h", key = KeySource.GLOBAL)

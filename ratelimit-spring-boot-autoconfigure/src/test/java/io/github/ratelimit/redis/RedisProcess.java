@@ -51,7 +51,9 @@ final class RedisProcess {
 			command.add(configFile.toString());
 		}
 		command.addAll(List.of("--port", Integer.toString(port), "--bind", RedisTestSupport.LOOPBACK, "--save", "",
-				"--appendonly", "no", "--protected-mode", "yes", "--dir", dir.toString()));
+				"--appendonly", "no", "--protected-mode", "yes", "--dir", dir.toString(),
+				// DEBUG SLEEP from loopback: tests stall Redis as a slow command or a fork would
+				"--enable-debug-command", "local"));
 		command.addAll(extraArgs);
 		this.command = List.copyOf(command);
 	}

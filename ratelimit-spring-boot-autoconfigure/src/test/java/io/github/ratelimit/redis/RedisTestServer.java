@@ -293,7 +293,9 @@ public final class RedisTestServer implements AutoCloseable {
 		ContainerBackend() {
 			this.port = RedisTestSupport.freePort();
 			this.container = new GenericContainer<>(DockerImageName.parse(IMAGE)).withExposedPorts(REDIS_PORT)
-				.withCommand("redis-server", "--save", "", "--appendonly", "no")
+				// DEBUG from any client: the test's arrive through Docker's proxy, not loopback, and
+				// the port is bound to the host's loopback only
+				.withCommand("redis-server", "--save", "", "--appendonly", "no", "--enable-debug-command", "yes")
 				.withCreateContainerCmdModifier((create) -> create.getHostConfig()
 					.withPortBindings(new PortBinding(Ports.Binding.bindIpAndPort(RedisTestSupport.LOOPBACK, this.port),
 							ExposedPort.tcp(REDIS_PORT))))

@@ -329,7 +329,7 @@ public final class RedisDecisionBenchmark {
 	 * left as {@value #IDENTITY}: {@code FCALL} of the store's function, whose library is
 	 * loaded here, its key for the limit, and the values the store passes (now from Redis
 	 * {@code TIME}, acquire, one limit, its algorithm, capacity, emission interval and the
-	 * cost).
+	 * cost, then the options: no least TTL, no wait, and a deadline, here far ahead).
 	 */
 	private static List<String> ceilingCall(RedisCommands<String, String> admin) {
 		// the script the store sends for requests whose limits are token buckets
@@ -340,7 +340,8 @@ public final class RedisDecisionBenchmark {
 		String key = new RedisRateLimitStore(new LettuceConnectionFactory(), RedisDeciders.KEY_PREFIX)
 			.key(new Acquisition(limit, IDENTITY, 1));
 		return List.of("FCALL", function.name(), "1", key, "", "acquire",
-				"1", "tb", Long.toString(limit.capacity()), Long.toString(limit.emissionIntervalMicros()), "1", "");
+				"1", "tb", Long.toString(limit.capacity()), Long.toString(limit.emissionIntervalMicros()), "1", "", "",
+				"0", Long.toString(Long.MAX_VALUE / 2));
 	}
 
 	/**
