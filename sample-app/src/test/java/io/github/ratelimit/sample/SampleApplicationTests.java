@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Runs the sample on a real port and calls it over HTTP, as curl would. Rate limit time
  * comes from a manual clock that only moves when a test moves it, so every count,
  * {@code RateLimit} header and {@code Retry-After} is exact. Each test starts at a whole
- * minute at least a minute after the previous one, so that the limit every request passes
- * (per client address, and every test calls from 127.0.0.1) is full again, and uses
+ * minute at least a minute after the previous one, so that the limits every request passes
+ * (per client address, and every test calls from 127.0.0.1) are full again, and uses
  * limits or identities no other test touches otherwise.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sample.slow-report-time=1500ms")
