@@ -19,7 +19,7 @@ import io.github.ratelimit.actuate.RateLimitsEndpoint;
  */
 final class RateLimitsEndpointResetWarning implements SmartInitializingSingleton {
 
-	static final String MESSAGE = "The 'ratelimits' actuator endpoint is exposed over HTTP with its reset "
+	private static final String MESSAGE = "The 'ratelimits' actuator endpoint is exposed over HTTP with its reset "
 			+ "(DELETE) operation, and Spring Security is not on the class path: anyone who can reach it can reset "
 			+ "any caller's rate limits. Secure the endpoint, set management.endpoint.ratelimits.access=read-only, "
 			+ "or remove it from management.endpoints.web.exposure.include";

@@ -5,6 +5,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -109,23 +111,11 @@ class RateLimitEndpointAutoConfigurationTests {
 			});
 	}
 
-	@Test
-	void doesNotWarnWhenTheEndpointIsReadOnly(CapturedOutput output) {
-		this.contextRunner
-			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
-					"management.endpoint.ratelimits.access=READ_ONLY")
-			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
-			.run((context) -> {
-				assertThat(context).hasSingleBean(RateLimitsEndpointWebExtension.class);
-				assertThat(output).doesNotContain(RESET_WARNING);
-			});
-	}
-
-	@Test
-	void doesNotWarnWhenAllEndpointsAreAtMostReadOnly(CapturedOutput output) {
-		this.contextRunner
-			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
-					"management.endpoints.access.max-permitted=READ_ONLY")
+	@ParameterizedTest
+	@ValueSource(strings = { "management.endpoint.ratelimits.access=READ_ONLY",
+			"management.endpoints.access.max-permitted=READ_ONLY" })
+	void doesNotWarnWhenTheResetIsNotAllowed(String access, CapturedOutput output) {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits", access)
 			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RateLimitsEndpointWebExtension.class);
