@@ -5,8 +5,10 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointEx
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
@@ -16,7 +18,8 @@ import io.github.ratelimit.core.RateLimitStore;
 /**
  * The {@code ratelimits} actuator endpoint, when Spring Boot's actuator is on the
  * classpath and the application exposes the endpoint (over HTTP or JMX), and its HTTP
- * extension when it is exposed over HTTP.
+ * extension when it is exposed over HTTP. Without Spring Security on the class path, a
+ * warning at startup says when anyone could reset limits over HTTP.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
@@ -36,6 +39,13 @@ class RateLimitEndpointConfiguration {
 	@ConditionalOnAvailableEndpoint(endpoint = RateLimitsEndpoint.class, exposure = EndpointExposure.WEB)
 	RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint rateLimitsEndpoint) {
 		return new RateLimitsEndpointWebExtension(rateLimitsEndpoint);
+	}
+
+	@Bean
+	@ConditionalOnBean(RateLimitsEndpointWebExtension.class)
+	@ConditionalOnMissingClass("org.springframework.security.web.SecurityFilterChain")
+	RateLimitsEndpointResetWarning rateLimitsEndpointResetWarning(Environment environment) {
+		return new RateLimitsEndpointResetWarning(environment);
 	}
 
 }

@@ -4,10 +4,15 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
@@ -17,7 +22,10 @@ import io.github.ratelimit.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitEndpointAutoConfigurationTests {
+
+	private static final String RESET_WARNING = "The 'ratelimits' actuator endpoint is exposed over HTTP with its reset";
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
@@ -78,6 +86,52 @@ class RateLimitEndpointAutoConfigurationTests {
 					.read(null, null);
 				assertThat(limits.store()).isEqualTo(new RateLimitsEndpoint.StoreDescriptor("memory", "memory"));
 				assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(InMemoryRateLimitStore.class);
+			});
+	}
+
+	@Test
+	void warnsThatAnyoneCanResetLimitsWhenTheResetIsExposedOverHttpWithoutSpringSecurity(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RateLimitsEndpointWebExtension.class);
+				assertThat(output).contains("WARN")
+					.contains(RESET_WARNING)
+					.contains("management.endpoint.ratelimits.access=read-only");
+			});
+	}
+
+	@Test
+	void doesNotWarnWhenSpringSecurityIsOnTheClassPath(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimitsEndpointWebExtension.class)
+					.doesNotHaveBean(RateLimitsEndpointResetWarning.class);
+				assertThat(output).doesNotContain(RESET_WARNING);
+			});
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "management.endpoint.ratelimits.access=READ_ONLY",
+			"management.endpoints.access.max-permitted=READ_ONLY" })
+	void doesNotWarnWhenTheResetIsNotAllowed(String access, CapturedOutput output) {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits", access)
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimitsEndpointWebExtension.class);
+				assertThat(output).doesNotContain(RESET_WARNING);
+			});
+	}
+
+	@Test
+	void doesNotWarnWhenExposedOverJmxAlone(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=ratelimits")
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimitsEndpoint.class)
+					.doesNotHaveBean(RateLimitsEndpointResetWarning.class);
+				assertThat(output).doesNotContain(RESET_WARNING);
 			});
 	}
 

@@ -21,7 +21,10 @@ import io.github.ratelimit.RateLimited;
 /**
  * Checks credentials, behind two limits against password guessing: one per client IP
  * and one per username, so that neither spreading guesses over many accounts nor over
- * many addresses gets far. Every attempt counts, successful or not.
+ * many addresses gets far. {@code login-ip} counts every attempt, successful or not;
+ * {@code login-username} counts only failed ones (401s), so a user who signs in often
+ * never locks themselves out. A failed attempt also counts against the address's
+ * {@code auth-failures} route limit in {@code application.yml}.
  * <p>
  * The user store ignores the case of usernames ({@code ALiCe} signs in as {@code alice}),
  * so the username limit lower-cases them too: otherwise every case variant of a name would

@@ -24,9 +24,11 @@ import org.springframework.security.web.SecurityFilterChain;
  * HTTP Basic checks the credentials of every request that carries them, whatever its path,
  * public or not: every endpoint is a login endpoint. Passwords are stored as bcrypt hashes,
  * so each check of a password costs a bcrypt computation (tens of milliseconds of CPU at
- * {@link #BCRYPT_STRENGTH}). What bounds the number of guesses, and so that CPU, is the
- * {@code per-ip} limit on {@code /**} in {@code application.yml}: it runs in a servlet
- * filter before Spring Security and answers 429 before any password is checked.
+ * {@link #BCRYPT_STRENGTH}). What bounds the number of guesses, and so that CPU, are the
+ * limits on {@code /**} in {@code application.yml}, keyed by client address:
+ * {@code auth-failures}, 10 failed authentications (401s) at once then one every 6
+ * seconds, and {@code per-ip}, 120 requests at once then 2 a second. They run in a servlet
+ * filter before Spring Security and answer 429 before any password is checked.
  * <p>
  * The users are for the demo only; a real service keeps them in a real user store.
  */

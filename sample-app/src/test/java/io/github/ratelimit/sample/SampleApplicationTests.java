@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Runs the sample on a real port and calls it over HTTP, as curl would. Rate limit time
  * comes from a manual clock that only moves when a test moves it, so every count,
  * {@code RateLimit} header and {@code Retry-After} is exact. Each test starts at a whole
- * minute at least a minute after the previous one, so that the limit every request passes
- * (per client address, and every test calls from 127.0.0.1) is full again, and uses
+ * minute at least a minute after the previous one, so that the limits every request passes
+ * (per client address, and every test calls from 127.0.0.1) are full again, and uses
  * limits or identities no other test touches otherwise.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "sample.slow-report-time=1500ms")
@@ -50,6 +50,9 @@ class SampleApplicationTests {
 	private static final String BOB = "bob:bob-secret";
 
 	private static final String ADMIN = "admin:admin-secret";
+
+	/** Failed authentications one address gets at once: auth-failures in application.yml. */
+	private static final int AUTH_FAILURES = 10;
 
 	private static final String ADMIN_ORDERS = "/actuator/ratelimits?name=orders-write&identity=user:admin";
 
@@ -234,7 +237,8 @@ class SampleApplicationTests {
 		HttpResponse<String> sixth = login("alice", "alice-secret");
 		assertQuotaExceeded(sixth, "login-username");
 		assertThat(header(sixth, "RateLimit-Policy"))
-			.isEqualTo("\"per-ip\";q=120;w=60, \"login-ip\";q=10;w=60, \"login-username\";q=5;w=60");
+			.isEqualTo("\"per-ip\";q=120;w=60, \"auth-failures\";q=10;w=60, \"login-ip\";q=10;w=60, "
+					+ "\"login-username\";q=5;w=60");
 		assertThat(header(sixth, "Retry-After")).isEqualTo("60");
 
 		// Another username from the same address still gets through...
@@ -286,26 +290,35 @@ class SampleApplicationTests {
 	}
 
 	@Test
-	void wrongBasicPasswordsFromOneAddressAreRefusedAfterTheDocumentedNumber() throws Exception {
-		// per-ip (application.yml): 120 at once, and the clock stands still
-		for (int i = 1; i <= 120; i++) {
+	void wrongBasicPasswordsFromOneAddressGetTheDocumentedNumberOfPasswordChecks() throws Exception {
+		// auth-failures (application.yml): 10 failed authentications at once per address,
+		// then one every 6 seconds; the clock stands still
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 1; i <= 40; i++) {
 			HttpResponse<String> guess = get("/api/reports/0", "alice:guess-" + i);
-			assertThat(guess.statusCode()).as("guess %d", i).isEqualTo(401);
-			assertThat(member(guess, "RateLimit", "per-ip")).isEqualTo("\"per-ip\";r=" + (120 - i) + ";t=1");
+			statuses.add(guess.statusCode());
+			if (guess.statusCode() == 401) {
+				assertThat(member(guess, "RateLimit", "auth-failures")).as("guess %d", i)
+					.startsWith("\"auth-failures\";r=" + (AUTH_FAILURES - i) + ";");
+			}
+			else {
+				assertQuotaExceeded(guess, "auth-failures");
+			}
 		}
-		for (int i = 121; i <= 200; i++) {
-			HttpResponse<String> guess = get("/api/reports/0", "alice:guess-" + i);
-			assertThat(guess.statusCode()).as("guess %d", i).isEqualTo(429);
-			assertQuotaExceeded(guess, "per-ip");
-		}
-		// refused before Spring Security looks at the password, right or wrong
-		assertQuotaExceeded(get("/api/reports/0", ALICE), "per-ip");
-		assertQuotaExceeded(get("/api/search?q=usb", "alice:guess-201"), "per-ip");
+		assertThat(statuses.stream().filter((status) -> status == 401).count()).as("password checks")
+			.isLessThanOrEqualTo(AUTH_FAILURES);
+		assertThat(statuses.subList(0, AUTH_FAILURES)).containsOnly(401);
+		assertThat(statuses.subList(AUTH_FAILURES, 40)).containsOnly(429);
+		// refused before Spring Security looks at the password, right or wrong, on any path
+		assertQuotaExceeded(get("/api/reports/0", ALICE), "auth-failures");
+		assertQuotaExceeded(get("/api/search?q=usb", "alice:guess-41"), "auth-failures");
 
-		this.clock.advance(Duration.ofSeconds(1));
-		assertThat(get("/api/reports/0", ALICE).statusCode()).as("two more requests a second").isEqualTo(404);
-		assertThat(get("/api/reports/0", "alice:guess-202").statusCode()).isEqualTo(401);
-		assertThat(get("/api/reports/0", "alice:guess-203").statusCode()).isEqualTo(429);
+		this.clock.advance(Duration.ofSeconds(6));
+		// one token back: the right password is no failure and gives it back...
+		assertThat(get("/api/reports/0", ALICE).statusCode()).isEqualTo(404);
+		// ...so one more guess is checked, and the next is refused again
+		assertThat(get("/api/reports/0", "alice:guess-42").statusCode()).isEqualTo(401);
+		assertQuotaExceeded(get("/api/reports/0", "alice:guess-43"), "auth-failures");
 	}
 
 	@Test
@@ -352,8 +365,11 @@ class SampleApplicationTests {
 	@Test
 	void loginFloodStoppedPerAddressChargesNothingElse() throws Exception {
 		String before = get("/actuator/prometheus", ALICE).body();
-		for (int i = 1; i <= 10; i++) {
+		// five failed and five successful sign-ins: the address's 10 attempts of login-ip
+		// (and half of its auth-failures, which counts only the 401s)
+		for (int i = 1; i <= 5; i++) {
 			assertThat(login("flood-" + i, "guess").statusCode()).isEqualTo(401);
+			assertThat(login("alice", "alice-secret").statusCode()).isEqualTo(200);
 		}
 		for (int i = 11; i <= 40; i++) {
 			assertQuotaExceeded(login("flood-" + i, "guess"), "login-ip");

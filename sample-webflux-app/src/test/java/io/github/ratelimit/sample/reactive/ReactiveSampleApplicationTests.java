@@ -88,6 +88,45 @@ class ReactiveSampleApplicationTests {
 	}
 
 	@Test
+	void onlyAdminsReadAndResetLimitsThroughTheActuator() {
+		String adminOrders = "/actuator/ratelimits?name=orders-write&identity=user:admin";
+		this.client.get().uri("/actuator/ratelimits").exchange().expectStatus().isUnauthorized();
+		this.client.get().uri("/actuator/ratelimits").header(HttpHeaders.AUTHORIZATION, basic("alice", "alice-secret"))
+			.exchange()
+			.expectStatus().isForbidden();
+		this.client.get().uri("/actuator/ratelimits").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
+			.exchange()
+			.expectStatus().isOk()
+			.expectBody().jsonPath("$.limits[?(@.name == 'orders-write')]").exists();
+
+		for (int i = 0; i < 3; i++) {
+			this.client.post().uri("/api/orders").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
+				.exchange()
+				.expectStatus().isCreated();
+		}
+		this.client.post().uri("/api/orders").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
+			.exchange()
+			.expectStatus().isEqualTo(429);
+
+		this.client.delete().uri(adminOrders).exchange().expectStatus().isUnauthorized();
+		this.client.delete().uri(adminOrders).header(HttpHeaders.AUTHORIZATION, basic("alice", "alice-secret"))
+			.exchange()
+			.expectStatus().isForbidden();
+		// the refused resets left the bucket empty
+		this.client.post().uri("/api/orders").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
+			.exchange()
+			.expectStatus().isEqualTo(429);
+
+		this.client.delete().uri(adminOrders).header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
+			.exchange()
+			.expectStatus().isOk()
+			.expectBody().jsonPath("$.existed['orders-write']").isEqualTo(true);
+		this.client.post().uri("/api/orders").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
+			.exchange()
+			.expectStatus().isCreated();
+	}
+
+	@Test
 	void healthIsUpWithoutRedis() {
 		this.client.get().uri("/actuator/health").exchange().expectStatus().isOk()
 			.expectBody(String.class).value((body) -> org.assertj.core.api.Assertions.assertThat(body).contains("UP"));
