@@ -21,7 +21,8 @@ import io.github.ratelimit.RateLimited;
 /**
  * Checks credentials, behind two limits against password guessing: one per client IP
  * and one per username, so that neither spreading guesses over many accounts nor over
- * many addresses gets far. Every attempt counts, successful or not.
+ * many addresses gets far. The address limit counts every attempt; the username limit
+ * counts only failed ones (401s), so signing in often never locks a user out.
  * <p>
  * The user store ignores the case of usernames ({@code ALiCe} signs in as {@code alice}),
  * so the username limit lower-cases them too: otherwise every case variant of a name would
