@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
@@ -25,6 +27,8 @@ import io.github.ratelimit.pipeline.Verdict;
  * the principal wait for {@link RateLimitHandlerWebFilter}, after authentication.
  */
 public class RateLimitWebFilter implements WebFilter, Ordered {
+
+	private static final Log logger = LogFactory.getLog(RateLimitWebFilter.class);
 
 	/** Default order: before Spring Security's web filter chain (order -100). */
 	public static final int DEFAULT_ORDER = -110;
@@ -77,11 +81,20 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		// a client gone before the stage began (while its decision or its drain slot was
 		// awaited) keeps nothing it was granted; once the request went on, it keeps its charge
 		if (decided.isDone() && !decided.isCompletedExceptionally()) {
-			return apply(exchange, decided.join(), state, limiter, chain).doOnCancel(() -> limiter.abandon(state));
+			return apply(exchange, decided.join(), state, limiter, chain).doOnCancel(() -> abandon(exchange, state, limiter));
 		}
 		return Mono.fromCompletionStage(decided)
-			.doOnCancel(() -> limiter.abandon(state))
+			.doOnCancel(() -> abandon(exchange, state, limiter))
 			.flatMap((verdict) -> apply(exchange, verdict, state, limiter, chain));
+	}
+
+	/** A client going away is no error: noted at debug level only. */
+	private static void abandon(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(exchange.getLogPrefix() + "Client went away from " + exchange.getRequest().getMethod() + " "
+					+ exchange.getRequest().getPath().value() + "; stages that let it on keep their charge");
+		}
+		limiter.abandon(state);
 	}
 
 	/**

@@ -16,8 +16,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.github.ratelimit.core.RateLimitClock;
@@ -29,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * run against the servlet front end and the reactive one, each with Spring Security and
  * the limits of the {@code frontend} profile.
  */
+@ExtendWith(OutputCaptureExtension.class)
 abstract class FrontEndBehaviourTests {
 
 	@LocalServerPort
@@ -425,6 +429,23 @@ abstract class FrontEndBehaviourTests {
 			status = this.http.get(path).statusCode();
 		}
 		return status;
+	}
+
+	@Test
+	void clientsHangingUpBeforeTheirAnswerLogNoErrors(CapturedOutput output) {
+		String[] overTheLimit = { "/daily/", "/things/", "/quote?" };
+		// each path over its limit: a route's 429, a handler's, and a service bean's exception
+		for (String path : overTheLimit) {
+			for (int i = 0; i < 6; i++) {
+				this.http.get(path + i);
+			}
+		}
+		for (int i = 0; i < 60; i++) {
+			// gone 1 to 4 ms after asking: before, while, or after the 429 is written
+			this.http.getOrHangUp(overTheLimit[i % 3] + i, Duration.ofMillis(1 + i % 4));
+		}
+		assertThat(this.http.get("/quote").statusCode()).isEqualTo(429);
+		assertThat(output.getAll()).doesNotContain(" ERROR ").doesNotContain("RateLimitExceededException");
 	}
 
 	@Test
