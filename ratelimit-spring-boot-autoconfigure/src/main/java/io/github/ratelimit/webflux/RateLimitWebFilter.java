@@ -81,7 +81,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		// a client gone before the stage began (while its decision or its drain slot was
 		// awaited) keeps nothing it was granted; once the request went on, it keeps its charge
 		if (decided.isDone() && !decided.isCompletedExceptionally()) {
-			return apply(exchange, decided.join(), state, limiter, chain).doOnCancel(() -> abandon(exchange, state, limiter));
+			return apply(exchange, decided.join(), state, limiter, chain)
+				.doOnCancel(() -> abandon(exchange, state, limiter));
 		}
 		return Mono.fromCompletionStage(decided)
 			.doOnCancel(() -> abandon(exchange, state, limiter))
@@ -111,8 +112,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 * back when the exchange completes (or fails).</li>
 	 * <li>A cancelled exchange (the client went away) settles nothing. Its status is never
 	 * final, so limits counting some statuses count it; and the work it started may go on
-	 * (cancelling a {@code Mono.fromCallable} on {@code boundedElastic} does not stop the
-	 * callable), so concurrency permits are held until their lease expires.</li>
+	 * (cancelling a {@code Mono.fromCallable} on {@code boundedElastic} interrupts the
+	 * callable at most), so concurrency permits are held until their lease expires.</li>
 	 * </ul>
 	 */
 	private static Mono<Void> settling(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter,
