@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -48,6 +49,14 @@ import io.github.ratelimit.pipeline.MethodLimits;
  * (when the returned future or publisher completes) if its outcome does not count. On
  * web handlers the final response status decides instead ({@code countStatuses}), once
  * the response is final.
+ * <p>
+ * A call whose caller cancels once it runs (a reactive subscriber, a returned future
+ * cancelled) is not settled: its outcome is never known, so limits counting some
+ * outcomes count it; and its work may go on after the cancel (cancelling a
+ * {@code Mono.fromCallable} on {@code boundedElastic} does not stop a callable that
+ * ignores interrupts, {@code CompletableFuture.cancel} interrupts nothing), so its
+ * concurrency permits are held until their lease expires rather than let more calls run
+ * than the limit allows.
  */
 public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
@@ -135,6 +144,10 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (value instanceof CompletionStage<?> stage && returnsCompletionStage(invocation.getMethod())) {
 			// observed on the side: the caller keeps the very future the method returned
 			stage.whenComplete((completed, failure) -> {
+				if (isCancelled(stage)) {
+					// the caller went away, maybe not the work: the call keeps its permits
+					return;
+				}
 				if (failure != null) {
 					settleThrown(bound, result, unwrap(failure));
 				}
@@ -161,18 +174,6 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		for (Counted counted : bound.outcomes()) {
 			if (!counted.outcomes().countsThrown(failure)) {
 				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
-			}
-		}
-	}
-
-	/**
-	 * Gives back the permits held while a reactive call ran, when its subscriber cancels
-	 * it: the call no longer runs, whatever it would have come to.
-	 */
-	void settleCancelled(Bound bound, RateLimitResult result) {
-		for (Counted counted : bound.outcomes()) {
-			if (counted.outcomes() == CallOutcomes.NONE) {
-				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, true);
 			}
 		}
 	}
@@ -374,9 +375,12 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				call.complete(null);
 				return;
 			}
-			((CompletionStage<?>) value).whenComplete((result, failure) -> {
+			CompletionStage<?> stage = (CompletionStage<?>) value;
+			stage.whenComplete((result, failure) -> {
 				if (failure != null) {
-					settleThrown(bound, permit, unwrap(failure));
+					if (!isCancelled(stage)) {
+						settleThrown(bound, permit, unwrap(failure));
+					}
 					call.completeExceptionally(unwrap(failure));
 				}
 				else {
@@ -389,6 +393,11 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			settleThrown(bound, permit, ex);
 			call.completeExceptionally(ex);
 		}
+	}
+
+	/** Whether a returned stage was cancelled: its outcome is unknown, its work maybe still running. */
+	private static boolean isCancelled(CompletionStage<?> stage) {
+		return stage instanceof Future<?> future && future.isCancelled();
 	}
 
 	private static boolean returnsCompletionStage(Method method) {

@@ -28,7 +28,9 @@ import io.github.ratelimit.core.RateLimiter;
  * Limits methods returning a {@code Mono} or {@code Flux}: each subscription is one call,
  * decided when it subscribes (not when the publisher is assembled), for the principal of
  * the subscriber's reactive security context; a rejection is signalled as a
- * {@link RateLimitExceededException} error.
+ * {@link RateLimitExceededException} error. A subscriber that cancels before the call
+ * runs (while it is decided, or waits for its drain slot) gets back what was granted; one
+ * that cancels once the call runs keeps every permit it took.
  */
 final class ReactiveCalls {
 
@@ -107,27 +109,13 @@ final class ReactiveCalls {
 					if (taken.bound().outcomes().isEmpty()) {
 						return call;
 					}
-					// the outcome of a Mono is its value (null when empty) or its error; settled once,
-					// since a subscriber may cancel after the value
-					return Mono.defer(() -> {
-						AtomicBoolean settled = new AtomicBoolean();
-						return call
-							.doOnSuccess((value) -> {
-								if (settled.compareAndSet(false, true)) {
-									outcomes.settleReturned(taken.bound(), taken.result(), invocation, value, true);
-								}
-							})
-							.doOnError((failure) -> {
-								if (settled.compareAndSet(false, true)) {
-									outcomes.settleThrown(taken.bound(), taken.result(), failure, true);
-								}
-							})
-							.doOnCancel(() -> {
-								if (settled.compareAndSet(false, true)) {
-									outcomes.settleCancelled(taken.bound(), taken.result());
-								}
-							});
-					});
+					// the outcome of a Mono is its value (null when empty) or its error. A subscriber
+					// that cancels first leaves the outcome unknown and the work maybe running: the
+					// call keeps its permits (see RateLimitedMethodInterceptor)
+					return call
+						.doOnSuccess((value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation,
+								value, true))
+						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
 				});
 			}
 			return permit.flatMapMany((taken) -> {
@@ -135,23 +123,11 @@ final class ReactiveCalls {
 				if (taken.bound().outcomes().isEmpty()) {
 					return call;
 				}
-				// a Flux's outcome is its completion (#result is null) or its error; settled once
-				return Flux.defer(() -> {
-					AtomicBoolean settled = new AtomicBoolean();
-					return call.doOnComplete(() -> {
-						if (settled.compareAndSet(false, true)) {
-							outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true);
-						}
-					}).doOnError((failure) -> {
-						if (settled.compareAndSet(false, true)) {
-							outcomes.settleThrown(taken.bound(), taken.result(), failure, true);
-						}
-					}).doOnCancel(() -> {
-						if (settled.compareAndSet(false, true)) {
-							outcomes.settleCancelled(taken.bound(), taken.result());
-						}
-					});
-				});
+				// a Flux's outcome is its completion (#result is null) or its error; a cancelled
+				// call keeps its permits, as a Mono's does
+				return call
+					.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true))
+					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
 			});
 		}
 

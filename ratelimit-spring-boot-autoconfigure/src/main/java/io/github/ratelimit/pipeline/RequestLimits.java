@@ -22,7 +22,8 @@ import io.github.ratelimit.core.RateLimiter;
  * {@link #ATTRIBUTE}. Stages of one request run one after another, never at once.
  * <p>
  * Limits that count only some final statuses are given back what they consumed by
- * {@link #settle} once the response status is final.
+ * {@link #settle} once the response status is final. A client going away is no refund:
+ * once a stage's request goes on ({@link #begin}), {@link #abandon} keeps what it took.
  */
 public final class RequestLimits {
 
@@ -43,6 +44,12 @@ public final class RequestLimits {
 
 	/** What admitted stages consumed; created with the first. */
 	private List<Consumed> consumed = List.of();
+
+	/**
+	 * How many of {@link #consumed}, from the first, belong to stages whose request went on
+	 * ({@link #begin}): what they admitted has started, so a client going away keeps them.
+	 */
+	private int begun;
 
 	private List<RouteLimit> deferred = List.of();
 
@@ -195,31 +202,67 @@ public final class RequestLimits {
 		List<Consumed> taken = new ArrayList<>(this.consumed.size());
 		List<Consumed> kept = new ArrayList<>(0);
 		boolean stillSettling = false;
-		for (Consumed consumed : this.consumed) {
+		int begun = 0;
+		for (int i = 0; i < this.consumed.size(); i++) {
+			Consumed consumed = this.consumed.get(i);
 			if ((consumed.statuses == CountedStatuses.NONE) ? held : counted) {
 				taken.add(consumed);
 			}
 			else {
 				kept.add(consumed);
 				stillSettling |= !consumed.statuses.countsAll();
+				begun += (i < this.begun) ? 1 : 0;
 			}
 		}
 		this.consumed = kept;
+		this.begun = begun;
 		this.countsByStatus = stillSettling;
 		return taken;
 	}
 
 	/**
-	 * Gives back everything consumed for a request whose client went away before it was
-	 * answered, and whatever a decision still under way grants it later, without waiting
-	 * for the store.
+	 * Marks what the stages admitted so far consumed as in use: the request goes on to
+	 * what they admitted (the rest of the filter chain, the handler), which may start work
+	 * nobody can stop, such as a password check or a blocking call on another thread. From
+	 * here a client going away gives none of it back.
+	 * @return {@code false} when the client went away first: what the stages consumed was
+	 * given back, and the request must not go on
+	 */
+	public synchronized boolean begin() {
+		if (this.abandoned) {
+			return false;
+		}
+		this.begun = this.consumed.size();
+		return true;
+	}
+
+	/**
+	 * Handles a request whose client went away before it was answered, without waiting
+	 * for the store: gives back what a stage consumed that never began (its decision
+	 * arrived, or arrives later, but the request did not go on), and makes a stage still
+	 * waiting for a permit stop. What stages that began consumed is kept: their work may
+	 * still be running. Limits counting some statuses therefore count the request (its
+	 * status is never known), and concurrency permits are held until their lease expires,
+	 * since nothing says when the work they admitted stops.
 	 * @param limiter gives back
 	 */
 	public void abandon(RateLimiter limiter) {
+		List<Consumed> taken;
 		synchronized (this) {
 			this.abandoned = true;
+			if (this.consumed.size() == this.begun) {
+				return;
+			}
+			List<Consumed> kept = new ArrayList<>(this.consumed.subList(0, this.begun));
+			taken = new ArrayList<>(this.consumed.subList(this.begun, this.consumed.size()));
+			this.consumed = kept;
+			this.countsByStatus = false;
+			for (Consumed consumed : kept) {
+				this.countsByStatus |= !consumed.statuses.countsAll();
+			}
+			uncommit(taken);
 		}
-		giveBack(limiter, true);
+		refund(taken, limiter, true);
 	}
 
 	/**
@@ -282,12 +325,22 @@ public final class RequestLimits {
 		synchronized (this) {
 			taken = this.consumed;
 			this.consumed = List.of();
+			this.begun = 0;
 			this.countsByStatus = false;
-			List<RateLimitDecision> own = taken.isEmpty() ? this.decisions : ownDecisions();
-			for (Consumed consumed : taken) {
-				own.set(consumed.decision, own.get(consumed.decision).uncommitted(consumed.acquisition.cost()));
-			}
+			uncommit(taken);
 		}
+		refund(taken, limiter, async);
+	}
+
+	/** Shows what is given back in the decisions the headers are written from. */
+	private void uncommit(List<Consumed> taken) {
+		List<RateLimitDecision> own = taken.isEmpty() ? this.decisions : ownDecisions();
+		for (Consumed consumed : taken) {
+			own.set(consumed.decision, own.get(consumed.decision).uncommitted(consumed.acquisition.cost()));
+		}
+	}
+
+	private static void refund(List<Consumed> taken, RateLimiter limiter, boolean async) {
 		for (Consumed consumed : taken) {
 			List<Acquisition> acquisition = List.of(consumed.acquisition);
 			if (async) {

@@ -402,9 +402,10 @@ public final class RequestRateLimiter {
 	private Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state,
 			boolean async) {
 		state.record(acquisitions, result);
-		if (async && state.abandoned()) {
-			// the client went away while the store decided: nothing is kept for it
-			state.refundAllAsync(this.limiter);
+		if (async && result.allowed() && state.abandoned()) {
+			// the client went away while the store decided: this stage never begins, so what
+			// it was granted goes back; what earlier stages began with stays taken
+			state.abandon(this.limiter);
 			return new Verdict(this.responses.rejection(state.decisions()), 0);
 		}
 		if (!result.allowed()) {
@@ -420,9 +421,10 @@ public final class RequestRateLimiter {
 	}
 
 	/**
-	 * Gives back everything consumed for a request whose client went away before it was
-	 * answered (a cancelled exchange), including what a decision still under way grants
-	 * later; without waiting for the store.
+	 * Handles a request whose client went away (a cancelled exchange), without waiting for
+	 * the store: gives back only what a stage was granted that never began, including what
+	 * a decision still under way grants later, and stops a stage waiting for a permit.
+	 * Stages that began keep what they took (see {@link RequestLimits#abandon}).
 	 * @param state the request's state
 	 */
 	public void abandon(RequestLimits state) {

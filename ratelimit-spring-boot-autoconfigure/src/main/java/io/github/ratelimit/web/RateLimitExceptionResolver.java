@@ -4,6 +4,8 @@ import java.io.IOException;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.Ordered;
 import org.springframework.web.servlet.HandlerExceptionResolver;
@@ -22,6 +24,8 @@ import io.github.ratelimit.pipeline.RequestRateLimiter;
  * catch-all handler cannot swallow it.
  */
 public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {
+
+	private static final Log logger = LogFactory.getLog(RateLimitExceptionResolver.class);
 
 	/** Right after Spring Boot's error attributes, before every other resolver. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
@@ -51,7 +55,12 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 			ServletRateLimitRequest.write(response, problem);
 		}
 		catch (IOException writeFailure) {
-			return null;
+			// the client went away before its answer: handled, as far as anyone can tell, and no error
+			if (logger.isDebugEnabled()) {
+				logger.debug("Client went away before its " + ((ex instanceof RateLimitExceededException) ? 429 : 503)
+						+ " was written: " + writeFailure);
+			}
+			return new ModelAndView();
 		}
 		return new ModelAndView();
 	}

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -26,6 +27,8 @@ import io.github.ratelimit.pipeline.Verdict;
  * the principal wait for {@link RateLimitHandlerWebFilter}, after authentication.
  */
 public class RateLimitWebFilter implements WebFilter, Ordered {
+
+	private static final Log logger = LogFactory.getLog(RateLimitWebFilter.class);
 
 	/** Default order: before Spring Security's web filter chain (order -100). */
 	public static final int DEFAULT_ORDER = -110;
@@ -75,14 +78,24 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			long maxWaitMicros, RequestRateLimiter limiter, WebFilterChain chain) {
 		CompletableFuture<Verdict> decided = limiter.decideAsync(acquisitions, state, maxWaitMicros)
 			.toCompletableFuture();
+		// a client gone before the stage began (while its decision or its drain slot was
+		// awaited) keeps nothing it was granted; once the request went on, it keeps its charge
 		if (decided.isDone() && !decided.isCompletedExceptionally()) {
-			// a client gone before the answer is written keeps nothing, as on the path below
-			return apply(exchange, decided.join(), state, limiter, chain).doOnCancel(() -> limiter.abandon(state));
+			return apply(exchange, decided.join(), state, limiter, chain)
+				.doOnCancel(() -> abandon(exchange, state, limiter));
 		}
 		return Mono.fromCompletionStage(decided)
-			// a client gone before the decision arrived keeps nothing a later decision would grant
-			.doOnCancel(() -> limiter.abandon(state))
+			.doOnCancel(() -> abandon(exchange, state, limiter))
 			.flatMap((verdict) -> apply(exchange, verdict, state, limiter, chain));
+	}
+
+	/** A client going away is no error: noted at debug level only. */
+	private static void abandon(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(exchange.getLogPrefix() + "Client went away from " + exchange.getRequest().getMethod() + " "
+					+ exchange.getRequest().getPath().value() + "; stages that let it on keep their charge");
+		}
+		limiter.abandon(state);
 	}
 
 	/**
@@ -97,7 +110,10 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 * then has its body ready, so concurrency permits come back then too.</li>
 	 * <li>A response streaming a body of unknown length is still in flight: its permits come
 	 * back when the exchange completes (or fails).</li>
-	 * <li>A cancelled exchange (the client went away) settles everything.</li>
+	 * <li>A cancelled exchange (the client went away) settles nothing. Its status is never
+	 * final, so limits counting some statuses count it; and the work it started may go on
+	 * (cancelling a {@code Mono.fromCallable} on {@code boundedElastic} interrupts the
+	 * callable at most), so concurrency permits are held until their lease expires.</li>
 	 * </ul>
 	 */
 	private static Mono<Void> settling(ServerWebExchange exchange, RequestLimits state, RequestRateLimiter limiter,
@@ -111,13 +127,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 					: limiter.settleCountedAsync(state, status(exchange));
 		}));
 		Mono<Void> released = Mono.defer(() -> Mono.fromCompletionStage(() -> limiter.releaseHeldAsync(state)));
-		return chain.onErrorResume((failure) -> released.then(Mono.error(failure)))
-			.then(released)
-			.doFinally((signal) -> {
-				if (signal == SignalType.CANCEL) {
-					limiter.settleAsync(state, status(exchange));
-				}
-			});
+		return chain.onErrorResume((failure) -> released.then(Mono.error(failure))).then(released);
 	}
 
 	private static int status(ServerWebExchange exchange) {
@@ -139,10 +149,18 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		ReactiveResponses.advertise(exchange, state, limiter);
 		if (verdict.delayMicros() > 0) {
 			// a leaky bucket smooths the output: the request goes on at its drain slot, no thread held
-			return settling(exchange, state, limiter,
-					Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000)).then(chain.filter(exchange)));
+			return settling(exchange, state, limiter, Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000))
+				.then(Mono.defer(() -> proceed(exchange, state, chain))));
 		}
-		return settling(exchange, state, limiter, chain.filter(exchange));
+		return settling(exchange, state, limiter, proceed(exchange, state, chain));
+	}
+
+	/**
+	 * Lets the request go on to what its stage admitted; from here a client going away
+	 * keeps the stage's charge. A client already gone was given the grant back: nothing runs.
+	 */
+	private static Mono<Void> proceed(ServerWebExchange exchange, RequestLimits state, WebFilterChain chain) {
+		return state.begin() ? chain.filter(exchange) : Mono.empty();
 	}
 
 	@Override

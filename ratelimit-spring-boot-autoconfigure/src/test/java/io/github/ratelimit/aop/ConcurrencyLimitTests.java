@@ -81,7 +81,7 @@ class ConcurrencyLimitTests {
 	}
 
 	@Test
-	void aMonoHoldsItsPermitFromSubscriptionUntilItEndsOrIsCancelled() {
+	void aMonoHoldsItsPermitFromSubscriptionUntilItEndsAndWhenCancelledUntilItsLease() {
 		Sinks.One<String> first = Sinks.one();
 		Sinks.One<String> second = Sinks.one();
 		Disposable running = this.exports.reactive(first.asMono()).subscribe();
@@ -94,8 +94,12 @@ class ConcurrencyLimitTests {
 		AtomicBoolean failed = new AtomicBoolean();
 		this.exports.reactive(Mono.error(new IllegalStateException("failed"))).subscribe(null, (ex) -> failed.set(true));
 		assertThat(failed).isTrue();
-		// the held call is cancelled: its permit comes back, and two calls fit again
+		// the held call is cancelled: its work may go on, so its permit is held until its lease
 		cancelled.dispose();
+		this.exports.reactive(Sinks.<String>one().asMono()).subscribe();
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> this.exports.reactive(Mono.just("fourth")).block());
+		this.clock.advance(Duration.ofMinutes(10));
 		Sinks.One<String> a = Sinks.one();
 		Sinks.One<String> b = Sinks.one();
 		this.exports.reactive(a.asMono()).subscribe();
@@ -118,7 +122,7 @@ class ConcurrencyLimitTests {
 	}
 
 	@Test
-	void aFluxHoldsItsPermitUntilItCompletesOrIsCancelled() {
+	void aFluxHoldsItsPermitUntilItCompletesAndWhenCancelledUntilItsLease() {
 		Sinks.Many<String> first = Sinks.many().unicast().onBackpressureBuffer();
 		Disposable streaming = this.exports.stream(first.asFlux()).subscribe();
 		Disposable other = this.exports.stream(Flux.never()).subscribe();
@@ -132,7 +136,30 @@ class ConcurrencyLimitTests {
 		assertThat(streaming.isDisposed()).isTrue();
 		assertThat(this.exports.stream(Flux.just("x", "y")).collectList().block()).containsExactly("x", "y");
 		other.dispose();
+		this.exports.stream(Flux.never()).subscribe();
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.as("the cancelled stream's work may still run")
+			.isThrownBy(() -> this.exports.stream(Flux.just("z")).blockLast());
+		this.clock.advance(Duration.ofMinutes(10));
 		assertThat(this.exports.stream(Flux.just("z")).blockLast(Duration.ofSeconds(5))).isEqualTo("z");
+	}
+
+	@Test
+	void aCancelledFutureKeepsItsPermitUntilItsLease() {
+		CompletableFuture<String> cancelled = new CompletableFuture<>();
+		CompletableFuture<String> running = new CompletableFuture<>();
+		this.exports.later(cancelled);
+		this.exports.later(running);
+		// the caller gives up; whatever completes the future may still be working
+		cancelled.cancel(false);
+		running.complete("done");
+		CompletableFuture<String> next = new CompletableFuture<>();
+		assertThat(this.exports.later(next)).isSameAs(next);
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> this.exports.later(new CompletableFuture<>()));
+		this.clock.advance(Duration.ofMinutes(10));
+		CompletableFuture<String> afterTheLease = new CompletableFuture<>();
+		assertThat(this.exports.later(afterTheLease)).isSameAs(afterTheLease);
 	}
 
 	@Test

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitConfigurationException;
@@ -116,6 +117,17 @@ class CountByOutcomeTests {
 	}
 
 	@Test
+	void aMonoCancelledBeforeItsOutcomeCounts() {
+		Sinks.One<Boolean> check = Sinks.one();
+		this.accounts.checkReactively(check.asMono()).subscribe().dispose();
+		this.accounts.checkReactively(check.asMono()).subscribe().dispose();
+		// the outcome would not have counted, but it is never known: the cancelled calls count
+		check.tryEmitValue(true);
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> this.accounts.checkReactively(Mono.just(true)).block());
+	}
+
+	@Test
 	void invalidConditionFailsNamingTheMethod() throws Exception {
 		Method call = Broken.class.getMethod("call");
 		assertThatExceptionOfType(RateLimitConfigurationException.class)
@@ -181,6 +193,12 @@ class CountByOutcomeTests {
 				countWhen = "#result == false")
 		public Mono<Boolean> verifyReactively(String password) {
 			return Mono.fromSupplier(() -> "right".equals(password));
+		}
+
+		@RateLimited(name = "reactive-checks", capacity = 2, period = "15m", key = KeySource.GLOBAL,
+				countWhen = "#result == false")
+		public Mono<Boolean> checkReactively(Mono<Boolean> check) {
+			return check;
 		}
 
 	}

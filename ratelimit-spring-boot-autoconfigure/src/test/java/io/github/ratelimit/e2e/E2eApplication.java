@@ -185,6 +185,21 @@ public class E2eApplication {
 			return "export " + id;
 		}
 
+		@RateLimited(name = "slow-reports", capacity = 3, period = "1m", key = KeySource.IP)
+		@GetMapping("/slow-report/{id}")
+		String slowReport(@PathVariable String id) {
+			Hangups.SLOW.work(Duration.ofMillis(1_500));
+			return "report " + id;
+		}
+
+		/** Lease of 3 seconds: longer than the work, short enough to see it end on Redis's clock. */
+		@RateLimited(name = "busy", algorithm = Algorithm.CONCURRENCY, capacity = 2, period = "3s", key = KeySource.IP)
+		@GetMapping("/busy/{id}")
+		String busy(@PathVariable String id) {
+			Hangups.BUSY.work(Duration.ofMillis(400));
+			return "busy " + id;
+		}
+
 		@RateLimited(name = "handler-and-route", capacity = 1, period = "1h", key = KeySource.PRINCIPAL)
 		@GetMapping("/private/both")
 		String both() {

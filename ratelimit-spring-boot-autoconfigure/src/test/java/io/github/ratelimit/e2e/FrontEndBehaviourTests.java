@@ -16,8 +16,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.github.ratelimit.core.RateLimitClock;
@@ -29,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * run against the servlet front end and the reactive one, each with Spring Security and
  * the limits of the {@code frontend} profile.
  */
+@ExtendWith(OutputCaptureExtension.class)
 abstract class FrontEndBehaviourTests {
 
 	@LocalServerPort
@@ -358,6 +362,90 @@ abstract class FrontEndBehaviourTests {
 			status = this.http.get("/export-now/" + (4 + i)).statusCode();
 		}
 		return status;
+	}
+
+	@Test
+	void callersHangingUpOnASlowHandlerKeepTheirCharge() {
+		Hangups.SLOW.reset();
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 1; i <= 10; i++) {
+			// each gives up after 300 ms, while an admitted report takes 1.5 s
+			statuses.add(this.http.getOrHangUp("/slow-report/" + i, Duration.ofMillis(300)));
+		}
+		assertThat(statuses).doesNotContain(200).contains(429);
+		assertThat(this.http.get("/slow-report/11").statusCode()).isEqualTo(429);
+		assertThat(Hangups.SLOW.runs()).as("reports started for a limit of 3 a minute").isEqualTo(3);
+	}
+
+	@Test
+	void callersCancellingCallsInFlightNeverGetMoreRunningThanTheLimit() throws Exception {
+		Hangups.BUSY.reset();
+		ExecutorService clients = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<?>> storms = new ArrayList<>();
+			for (int c = 0; c < 4; c++) {
+				String client = "client" + c;
+				storms.add(clients.submit(() -> {
+					HttpTestClient impatient = new HttpTestClient(this.port);
+					for (int i = 0; i < 6; i++) {
+						// gives up after 100 ms on work of 400 ms
+						impatient.getOrHangUp("/busy/" + client + "-" + i, Duration.ofMillis(100));
+					}
+				}));
+			}
+			for (Future<?> storm : storms) {
+				storm.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			clients.shutdownNow();
+		}
+		assertThat(Hangups.BUSY.awaitIdle(Duration.ofSeconds(10))).isTrue();
+		assertThat(Hangups.BUSY.runs()).isPositive();
+		assertThat(Hangups.BUSY.maxRunning()).as("running at once, for a limit of 2").isLessThanOrEqualTo(2);
+		// the permits of cancelled calls come back at the latest with their lease (3 s)
+		advance(Duration.ofSeconds(4));
+		assertThat(statusWithin(Duration.ofSeconds(10), "/busy/after")).isEqualTo(200);
+	}
+
+	@Test
+	void aCallerHangingUpWhileItWaitsForAPermitLeavesItForOthers() throws Exception {
+		ExportGate.close();
+		CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> this.http.get("/export/1"));
+		assertThat(ExportGate.awaitEntered()).isTrue();
+		// may wait 5 s for the permit; gives up after 300 ms
+		assertThat(this.http.getOrHangUp("/export/2", Duration.ofMillis(300))).isEqualTo(HttpTestClient.HUNG_UP);
+		ExportGate.open();
+		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		assertThat(permitBackWithin(40)).isEqualTo(200);
+	}
+
+	/** The status of the first answer to a GET that is not a 429, asking again until the time is up. */
+	private int statusWithin(Duration time, String path) throws InterruptedException {
+		long end = System.nanoTime() + time.toNanos();
+		int status = this.http.get(path).statusCode();
+		while (status == 429 && System.nanoTime() < end) {
+			Thread.sleep(100);
+			status = this.http.get(path).statusCode();
+		}
+		return status;
+	}
+
+	@Test
+	void clientsHangingUpBeforeTheirAnswerLogNoErrors(CapturedOutput output) {
+		String[] overTheLimit = { "/daily/", "/things/", "/quote?" };
+		// each path over its limit: a route's 429, a handler's, and a service bean's exception
+		for (String path : overTheLimit) {
+			for (int i = 0; i < 6; i++) {
+				this.http.get(path + i);
+			}
+		}
+		for (int i = 0; i < 60; i++) {
+			// gone 1 to 4 ms after asking: before, while, or after the 429 is written
+			this.http.getOrHangUp(overTheLimit[i % 3] + i, Duration.ofMillis(1 + i % 4));
+		}
+		assertThat(this.http.get("/quote").statusCode()).isEqualTo(429);
+		assertThat(output.getAll()).doesNotContain(" ERROR ").doesNotContain("RateLimitExceededException");
 	}
 
 	@Test

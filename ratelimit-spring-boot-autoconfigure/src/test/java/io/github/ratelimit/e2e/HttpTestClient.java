@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +26,9 @@ final class HttpTestClient {
 		.version(HttpClient.Version.HTTP_1_1)
 		.followRedirects(HttpClient.Redirect.NEVER)
 		.build();
+
+	/** What {@link #getOrHangUp} returns when it hung up before an answer. */
+	static final int HUNG_UP = -1;
 
 	private final int port;
 
@@ -82,6 +86,46 @@ final class HttpTestClient {
 				throw new IllegalStateException("No HTTP response: " + statusLine);
 			}
 			return Integer.parseInt(statusLine.substring(9, 12));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Sends a GET request and waits for the status line at most {@code patience}; then hangs
+	 * up, resetting the connection, as a client that timed out does.
+	 * @param path the path
+	 * @param patience how long to wait for the answer to begin
+	 * @param headers names and values, in pairs
+	 * @return the status code, or {@link #HUNG_UP}
+	 */
+	int getOrHangUp(String path, Duration patience, String... headers) {
+		StringBuilder head = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\n");
+		head.append("Host: 127.0.0.1:").append(this.port).append("\r\n");
+		for (int i = 0; i < headers.length; i += 2) {
+			head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+		}
+		head.append("Connection: close\r\n\r\n");
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 5_000);
+			socket.setSoTimeout((int) Math.max(1, patience.toMillis()));
+			socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+			socket.getOutputStream().flush();
+			BufferedReader reader = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+			try {
+				String statusLine = reader.readLine();
+				if (statusLine == null || !statusLine.startsWith("HTTP/1.1 ")) {
+					throw new IllegalStateException("No HTTP response: " + statusLine);
+				}
+				return Integer.parseInt(statusLine.substring(9, 12));
+			}
+			catch (SocketTimeoutException ex) {
+				// closed with a reset, not a polite FIN
+				socket.setSoLinger(true, 0);
+				return HUNG_UP;
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);

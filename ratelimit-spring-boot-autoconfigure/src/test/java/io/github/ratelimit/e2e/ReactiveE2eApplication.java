@@ -242,6 +242,26 @@ public class ReactiveE2eApplication {
 			return Mono.just("export " + id);
 		}
 
+		/** Blocking work off the event loop, which goes on when the exchange is cancelled. */
+		@RateLimited(name = "slow-reports", capacity = 3, period = "1m", key = KeySource.IP)
+		@GetMapping("/slow-report/{id}")
+		Mono<String> slowReport(@PathVariable String id) {
+			return Mono.fromCallable(() -> {
+				Hangups.SLOW.work(Duration.ofMillis(1_500));
+				return "report " + id;
+			}).subscribeOn(Schedulers.boundedElastic());
+		}
+
+		/** Lease of 3 seconds: longer than the work, short enough to see it end on Redis's clock. */
+		@RateLimited(name = "busy", algorithm = Algorithm.CONCURRENCY, capacity = 2, period = "3s", key = KeySource.IP)
+		@GetMapping("/busy/{id}")
+		Mono<String> busy(@PathVariable String id) {
+			return Mono.fromCallable(() -> {
+				Hangups.BUSY.work(Duration.ofMillis(400));
+				return "busy " + id;
+			}).subscribeOn(Schedulers.boundedElastic());
+		}
+
 		@GetMapping("/private/routed")
 		Mono<String> privateRouted(Principal principal) {
 			return Mono.just(principal.getName());

@@ -73,6 +73,22 @@ class RequestLimitsTests {
 	}
 
 	@Test
+	void aClientGoneOnceTheRequestWentOnKeepsWhatItsStagesTook() {
+		RequestLimits state = new RequestLimits();
+		decide(state, this.route);
+		assertThat(state.begin()).isTrue();
+		decide(state, this.handler);
+
+		// the handler stage never began: only its unit comes back
+		state.abandon(this.limiter);
+
+		assertThat(state.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L, 5L);
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(8);
+		assertThat(remainingAfterANewRequest(this.handler)).isEqualTo(4);
+		assertThat(state.begin()).as("nothing goes on for a client that went away").isFalse();
+	}
+
+	@Test
 	void aClientGoneAfterTheOnlyStageGetsItsUnitBack() {
 		RequestLimits state = new RequestLimits();
 		RateLimitResult only = decide(state, this.route);

@@ -82,6 +82,27 @@ class RequestRateLimiterAsyncTests {
 	}
 
 	@Test
+	void whatADecisionGrantsAfterTheClientWentAwayIsGivenBackButNotWhatEarlierStagesBeganWith() {
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 1, Duration.ofMinutes(1));
+		RequestLimits state = new RequestLimits();
+		admit(List.of(new Acquisition(ROUTE, "client", 1)), state);
+		// the request went on: Spring Security ran, then the handler stage asks the store
+		assertThat(state.begin()).isTrue();
+		this.store.gate = new CompletableFuture<>();
+		CompletableFuture<Verdict> pending = this.limiter
+			.decideAsync(List.of(new Acquisition(exports, "client", 1)), state, 0)
+			.toCompletableFuture();
+
+		this.limiter.abandon(state);
+		this.store.gate.complete(null);
+
+		assertThat(pending.join().proceeds()).isFalse();
+		assertThat(this.store.asyncRefunds).as("only the permit granted afterwards").hasValue(1);
+		assertThat(this.store.inspect(exports, "client").remaining()).isEqualTo(1);
+		assertThat(this.store.inspect(ROUTE, "client").remaining()).isEqualTo(9);
+	}
+
+	@Test
 	void aWindowRejectionDecidedOnTheCallingThreadIsTriedAgainWithinTheWait() {
 		RateLimit window = RateLimit.of("window", Algorithm.FIXED_WINDOW, 1, Duration.ofMillis(300));
 		admit(List.of(new Acquisition(window, "client", 1)), new RequestLimits());
