@@ -134,7 +134,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		if (!verdict.proceeds()) {
 			// what earlier stages advertised does not describe the answer: the problem says its own
 			ReactiveResponses.withdraw(exchange, state, limiter);
-			return ReactiveResponses.write(exchange, verdict.problem());
+			return ReactiveResponses.reject(exchange, verdict.problem());
 		}
 		ReactiveResponses.advertise(exchange, state, limiter);
 		if (verdict.delayMicros() > 0) {
