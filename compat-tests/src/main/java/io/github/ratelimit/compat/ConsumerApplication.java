@@ -53,6 +53,13 @@ public class ConsumerApplication {
 			return "upload " + id + ": " + body.length();
 		}
 
+		/** Names the thread the handler runs on. */
+		@RateLimited(capacity = 100, period = "1h")
+		@GetMapping("/thread")
+		String thread() {
+			return Thread.currentThread().getName();
+		}
+
 		/** Not limited. */
 		@GetMapping("/plain")
 		String plain() {

@@ -79,7 +79,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			// a client gone before the answer is written keeps nothing, as on the path below
 			return apply(exchange, decided.join(), state, limiter, chain).doOnCancel(() -> limiter.abandon(state));
 		}
-		return Mono.fromCompletionStage(decided)
+		// a decision from another thread (a Redis reply, a timer) goes on on the request's event loop
+		return Mono.fromCompletionStage(ServerEventLoops.completeOn(exchange, decided))
 			// a client gone before the decision arrived keeps nothing a later decision would grant
 			.doOnCancel(() -> limiter.abandon(state))
 			.flatMap((verdict) -> apply(exchange, verdict, state, limiter, chain));
@@ -107,10 +108,11 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		exchange.getResponse().beforeCommit(() -> Mono.fromCompletionStage(() -> {
 			boolean bodyKnown = exchange.getResponse().getHeaders().getContentLength() >= 0;
-			return bodyKnown ? limiter.settleAsync(state, status(exchange))
-					: limiter.settleCountedAsync(state, status(exchange));
+			return ServerEventLoops.completeOn(exchange, bodyKnown ? limiter.settleAsync(state, status(exchange))
+					: limiter.settleCountedAsync(state, status(exchange)));
 		}));
-		Mono<Void> released = Mono.defer(() -> Mono.fromCompletionStage(() -> limiter.releaseHeldAsync(state)));
+		Mono<Void> released = Mono.defer(() -> Mono
+			.fromCompletionStage(() -> ServerEventLoops.completeOn(exchange, limiter.releaseHeldAsync(state))));
 		return chain.onErrorResume((failure) -> released.then(Mono.error(failure)))
 			.then(released)
 			.doFinally((signal) -> {
@@ -140,7 +142,9 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		if (verdict.delayMicros() > 0) {
 			// a leaky bucket smooths the output: the request goes on at its drain slot, no thread held
 			return settling(exchange, state, limiter,
-					Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000)).then(chain.filter(exchange)));
+					Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000))
+						.then(ServerEventLoops.resumeOn(exchange))
+						.then(chain.filter(exchange)));
 		}
 		return settling(exchange, state, limiter, chain.filter(exchange));
 	}
