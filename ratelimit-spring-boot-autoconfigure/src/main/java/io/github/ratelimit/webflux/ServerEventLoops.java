@@ -64,7 +64,15 @@ final class ServerEventLoops {
 		if (!REACTOR_NETTY) {
 			return null;
 		}
-		return ReactorNetty.eventLoop(ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()));
+		Object nativeRequest;
+		try {
+			nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+		}
+		catch (IllegalStateException ex) {
+			// a request with no server behind it, such as MockServerHttpRequest
+			return null;
+		}
+		return ReactorNetty.eventLoop(nativeRequest);
 	}
 
 	/** Loaded only when Reactor Netty is on the class path. */
