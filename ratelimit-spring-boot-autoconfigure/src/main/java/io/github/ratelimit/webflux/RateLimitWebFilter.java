@@ -84,7 +84,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return apply(exchange, decided.join(), state, limiter, chain)
 				.doOnCancel(() -> abandon(exchange, state, limiter));
 		}
-		return Mono.fromCompletionStage(decided)
+		// a decision from another thread (a Redis reply, a timer) goes on on the request's event loop
+		return Mono.fromCompletionStage(ServerEventLoops.completeOn(exchange, decided))
 			.doOnCancel(() -> abandon(exchange, state, limiter))
 			.flatMap((verdict) -> apply(exchange, verdict, state, limiter, chain));
 	}
@@ -123,10 +124,11 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		exchange.getResponse().beforeCommit(() -> Mono.fromCompletionStage(() -> {
 			boolean bodyKnown = exchange.getResponse().getHeaders().getContentLength() >= 0;
-			return bodyKnown ? limiter.settleAsync(state, status(exchange))
-					: limiter.settleCountedAsync(state, status(exchange));
+			return ServerEventLoops.completeOn(exchange, bodyKnown ? limiter.settleAsync(state, status(exchange))
+					: limiter.settleCountedAsync(state, status(exchange)));
 		}));
-		Mono<Void> released = Mono.defer(() -> Mono.fromCompletionStage(() -> limiter.releaseHeldAsync(state)));
+		Mono<Void> released = Mono.defer(() -> Mono
+			.fromCompletionStage(() -> ServerEventLoops.completeOn(exchange, limiter.releaseHeldAsync(state))));
 		return chain.onErrorResume((failure) -> released.then(Mono.error(failure))).then(released);
 	}
 
@@ -144,12 +146,13 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		if (!verdict.proceeds()) {
 			// what earlier stages advertised does not describe the answer: the problem says its own
 			ReactiveResponses.withdraw(exchange, state, limiter);
-			return ReactiveResponses.write(exchange, verdict.problem());
+			return ReactiveResponses.reject(exchange, verdict.problem());
 		}
 		ReactiveResponses.advertise(exchange, state, limiter);
 		if (verdict.delayMicros() > 0) {
 			// a leaky bucket smooths the output: the request goes on at its drain slot, no thread held
 			return settling(exchange, state, limiter, Mono.delay(Duration.ofNanos(verdict.delayMicros() * 1_000))
+				.then(ServerEventLoops.resumeOn(exchange))
 				.then(Mono.defer(() -> proceed(exchange, state, chain))));
 		}
 		return settling(exchange, state, limiter, proceed(exchange, state, chain));

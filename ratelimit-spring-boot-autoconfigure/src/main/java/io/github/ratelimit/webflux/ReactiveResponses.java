@@ -5,8 +5,10 @@ import java.util.Map;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -20,6 +22,14 @@ import io.github.ratelimit.pipeline.RequestRateLimiter;
  * body.
  */
 final class ReactiveResponses {
+
+	/**
+	 * Longest request body a rejection reads and drops before it answers, so that the
+	 * connection stays open for the client's next request: as much as Tomcat reads of a body
+	 * no one asked for ({@code maxSwallowSize}). A longer body, or one of unknown length, is
+	 * not read, and the answer closes the connection.
+	 */
+	static final long MAX_DROPPED_BODY = 2 * 1024 * 1024;
 
 	private ReactiveResponses() {
 	}
@@ -62,6 +72,32 @@ final class ReactiveResponses {
 		}
 		HttpHeaders headers = response.getHeaders();
 		limiter.headers(state, (name, value) -> headers.remove(name));
+	}
+
+	/**
+	 * Writes a problem response to a request that nothing will read, once the whole request
+	 * has arrived. Reactor Netty before 1.3.8 stops reading a keep-alive connection when a
+	 * request that waited behind an unfinished one is answered before its end has been read
+	 * (reactor/reactor-netty#4361), so the client's next request is never answered: the
+	 * answer waits for the rest of the request, which it drops. A body the client sends only
+	 * after {@code 100 Continue} is not asked for; a body too long to drop is not read, and
+	 * the answer closes the connection instead.
+	 */
+	static Mono<Void> reject(ServerWebExchange exchange, ProblemResponse problem) {
+		ServerHttpRequest request = exchange.getRequest();
+		HttpHeaders headers = request.getHeaders();
+		if ("100-continue".equalsIgnoreCase(headers.getFirst(HttpHeaders.EXPECT))) {
+			return write(exchange, problem);
+		}
+		if (headers.containsHeader(HttpHeaders.TRANSFER_ENCODING) || headers.getContentLength() > MAX_DROPPED_BODY) {
+			exchange.getResponse().getHeaders().setConnection("close");
+			return write(exchange, problem);
+		}
+		// a body read before (by an earlier filter) cannot be read again: the answer goes at once
+		return request.getBody()
+			.<Void>handle((buffer, sink) -> DataBufferUtils.release(buffer))
+			.onErrorComplete()
+			.then(Mono.defer(() -> write(exchange, problem)));
 	}
 
 	/** Writes a problem response as the exchange's answer. */

@@ -9,6 +9,8 @@ import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -116,37 +118,105 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	void connectionKeepsAnsweringAfterARouteRejectionOfARequestThatWaitedBehindAnother() throws IOException {
 		assertThat(this.http.get("/daily/1").statusCode()).isEqualTo(200);
 		assertThat(this.http.get("/daily/2").statusCode()).isEqualTo(200);
-		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
-			socket.setSoTimeout(10_000);
+		try (Socket socket = connect()) {
 			OutputStream out = socket.getOutputStream();
 			DataInputStream in = new DataInputStream(socket.getInputStream());
 			out.write((request("/later") + request("/daily/3")).getBytes(StandardCharsets.ISO_8859_1));
 			out.flush();
-			assertThat(readStatus(in)).isEqualTo(200);
-			assertThat(readStatus(in)).isEqualTo(429);
+			assertThat(readResponse(in).status()).isEqualTo(200);
+			assertThat(readResponse(in).status()).isEqualTo(429);
 			for (int i = 4; i < 7; i++) {
 				out.write(request("/daily/" + i).getBytes(StandardCharsets.ISO_8859_1));
 				out.flush();
-				assertThat(readStatus(in)).as("answer to request %d on the same connection", i).isEqualTo(429);
+				assertThat(readResponse(in).status()).as("answer to request %d on the same connection", i).isEqualTo(429);
 			}
 		}
+	}
+
+	/**
+	 * The same wait for a request with a body: the route limit's answer waits for the body,
+	 * drops it, and the connection goes on.
+	 */
+	@Test
+	void connectionKeepsAnsweringAfterARouteRejectionOfARequestWithABody() throws IOException {
+		assertThat(this.http.get("/uploads/0").statusCode()).isNotEqualTo(429);
+		try (Socket socket = connect()) {
+			OutputStream out = socket.getOutputStream();
+			DataInputStream in = new DataInputStream(socket.getInputStream());
+			String upload = "POST /uploads/1 HTTP/1.1\r\nHost: 127.0.0.1:" + this.port
+					+ "\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello";
+			out.write((request("/later") + upload).getBytes(StandardCharsets.ISO_8859_1));
+			out.flush();
+			assertThat(readResponse(in).status()).isEqualTo(200);
+			Response rejected = readResponse(in);
+			assertThat(rejected.status()).isEqualTo(429);
+			assertThat(rejected.headers()).doesNotContain("connection: close");
+			for (int i = 2; i < 5; i++) {
+				out.write(request("/uploads/" + i).getBytes(StandardCharsets.ISO_8859_1));
+				out.flush();
+				assertThat(readResponse(in).status()).as("answer to request %d on the same connection", i)
+					.isEqualTo(429);
+			}
+		}
+	}
+
+	@Test
+	void routeRejectionOfABodyOfUnknownLengthClosesTheConnectionWithoutReadingIt() throws IOException {
+		assertThat(this.http.get("/uploads/0").statusCode()).isNotEqualTo(429);
+		try (Socket socket = connect()) {
+			OutputStream out = socket.getOutputStream();
+			DataInputStream in = new DataInputStream(socket.getInputStream());
+			// a first chunk, and no last one: an answer waiting for the end would never come
+			out.write(("POST /uploads/1 HTTP/1.1\r\nHost: 127.0.0.1:" + this.port
+					+ "\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+				.getBytes(StandardCharsets.ISO_8859_1));
+			out.flush();
+			Response rejected = readResponse(in);
+			assertThat(rejected.status()).isEqualTo(429);
+			assertThat(rejected.headers()).contains("connection: close");
+			assertThat(in.read()).as("end of the connection").isEqualTo(-1);
+		}
+	}
+
+	@Test
+	void routeRejectionOfARequestWaitingForContinueDoesNotAskForItsBody() throws IOException {
+		assertThat(this.http.get("/uploads/0").statusCode()).isNotEqualTo(429);
+		try (Socket socket = connect()) {
+			OutputStream out = socket.getOutputStream();
+			DataInputStream in = new DataInputStream(socket.getInputStream());
+			out.write(("POST /uploads/1 HTTP/1.1\r\nHost: 127.0.0.1:" + this.port
+					+ "\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+				.getBytes(StandardCharsets.ISO_8859_1));
+			out.flush();
+			// the final answer first: no 100 Continue asks the client for a body no one reads
+			assertThat(readResponse(in).status()).isEqualTo(429);
+		}
+	}
+
+	private Socket connect() throws IOException {
+		Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port);
+		socket.setSoTimeout(10_000);
+		return socket;
 	}
 
 	private String request(String path) {
 		return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + this.port + "\r\n\r\n";
 	}
 
-	/** Reads one response with a Content-Length body and returns its status. */
-	private static int readStatus(DataInputStream in) throws IOException {
+	/** Reads one response with a Content-Length body. */
+	private static Response readResponse(DataInputStream in) throws IOException {
 		String statusLine = readLine(in);
 		int length = 0;
+		List<String> headers = new ArrayList<>();
 		for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
-			if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-				length = Integer.parseInt(line.substring("content-length:".length()).trim());
+			String header = line.toLowerCase(Locale.ROOT);
+			headers.add(header);
+			if (header.startsWith("content-length:")) {
+				length = Integer.parseInt(header.substring("content-length:".length()).trim());
 			}
 		}
 		in.readFully(new byte[length]);
-		return Integer.parseInt(statusLine.split(" ")[1]);
+		return new Response(Integer.parseInt(statusLine.split(" ")[1]), headers);
 	}
 
 	private static String readLine(DataInputStream in) throws IOException {
@@ -160,6 +230,10 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 			}
 		}
 		return line.toString();
+	}
+
+	/** A response's status and its header lines, in lower case. */
+	private record Response(int status, List<String> headers) {
 	}
 
 	@Test

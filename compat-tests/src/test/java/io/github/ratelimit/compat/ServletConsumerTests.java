@@ -1,0 +1,14 @@
+package io.github.ratelimit.compat;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+import io.github.ratelimit.test.AutoConfigureRateLimitTest;
+
+/** The consumer's suite on Spring MVC (Tomcat), in memory. */
+@SpringBootTest(classes = ConsumerApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = "spring.main.web-application-type=servlet")
+@AutoConfigureRateLimitTest
+class ServletConsumerTests extends ConsumerBehaviourTests {
+
+}
