@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitConfigurationException;
@@ -53,6 +54,11 @@ import io.github.ratelimit.pipeline.RateLimitedMethods;
 		RateLimitReactiveConfiguration.class, RateLimitEndpointConfiguration.class,
 		RateLimitAutoConfiguration.NotWebApplication.class })
 public final class RateLimitAutoConfiguration {
+
+	RateLimitAutoConfiguration(Environment environment) {
+		// before any limit is built from the properties: a misspelled one fails by its name
+		UnknownRateLimitProperties.check(environment);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

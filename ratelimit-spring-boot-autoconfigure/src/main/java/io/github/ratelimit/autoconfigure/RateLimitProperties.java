@@ -22,7 +22,7 @@ import io.github.ratelimit.web.RateLimitFilter;
  * nothing (a misspelling, most of the time) fails the startup, so that a typo does not
  * leave a limit at its default.
  */
-@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
+@ConfigurationProperties("ratelimit")
 public class RateLimitProperties {
 
 	/**

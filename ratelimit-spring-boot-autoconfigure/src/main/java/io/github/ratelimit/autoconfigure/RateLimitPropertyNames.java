@@ -33,6 +33,22 @@ final class RateLimitPropertyNames {
 	 * property; did you mean ratelimit.policies.exports.capacity?}
 	 */
 	static String describeUnknown(ConfigurationPropertyName unknown) {
+		String problem = problem(unknown);
+		return (problem != null) ? problem : unknown + " is not a known property";
+	}
+
+	/**
+	 * Whether a name under {@code ratelimit} names a property {@link RateLimitProperties}
+	 * binds: an element of any list and an entry of any map count, whether or not a source
+	 * of higher precedence replaced that list or map.
+	 * @param name a name under {@code ratelimit}
+	 * @return whether it is known
+	 */
+	static boolean isKnown(ConfigurationPropertyName name) {
+		return problem(name) == null;
+	}
+
+	private static String problem(ConfigurationPropertyName unknown) {
 		String text = unknown + " is not a known property";
 		ResolvableType type = ResolvableType.forClass(RateLimitProperties.class);
 		for (int i = PREFIX.getNumberOfElements(); i < unknown.getNumberOfElements(); i++) {
@@ -51,7 +67,7 @@ final class RateLimitPropertyNames {
 			}
 			Map<String, Property> properties = propertiesOf(raw);
 			if (properties.isEmpty()) {
-				// below a value: binding it fails with Boot's own message first
+				// below a value
 				return text;
 			}
 			String element = unknown.getElement(i, Form.UNIFORM);
@@ -68,7 +84,7 @@ final class RateLimitPropertyNames {
 			properties.values().forEach((candidate) -> known.add(candidate.name()));
 			return text + "; the properties of " + unknown.chop(i) + " are " + String.join(", ", known);
 		}
-		return text;
+		return null;
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -18,8 +19,10 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -90,6 +93,33 @@ class UnknownRateLimitPropertyTests {
 					"ratelimit.policies.exports.plans.pro.refill_tokens=2", "ratelimit.redis.key-layout=hash-per-slot",
 					"ratelimit.client.retry.maxAttempts=2", "ratelimit.policies.exports.candidate.capacity=4")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void startsWhenASourceOfHigherPrecedenceReplacesTheApplicationsRoutes() {
+		// Boot binds a list from one source: the application's route entries stay unbound, and are no typos
+		new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withInitializer((context) -> context.getEnvironment()
+			.getPropertySources()
+			.addLast(new MapPropertySource("application", Map.of("ratelimit.routes[0].path", "/a",
+					"ratelimit.routes[0].methods[0]", "GET", "ratelimit.routes[0].capacity", "1"))))
+			.withPropertyValues("ratelimit.routes[0].path=/b", "ratelimit.routes[0].capacity=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(RateLimitProperties.class).getRoutes()).singleElement()
+					.satisfies((route) -> assertThat(route.getPath()).isEqualTo("/b"));
+			});
+	}
+
+	@Test
+	void namesAnUnknownPropertyOfASourceOfLowerPrecedence() {
+		this.contextRunner.withInitializer((context) -> context.getEnvironment()
+			.getPropertySources()
+			.addLast(new MapPropertySource("application", Map.of("ratelimit.routes[0].pathh", "/a"))))
+			.withPropertyValues("ratelimit.routes[0].path=/b", "ratelimit.routes[0].capacity=2")
+			.run((context) -> assertThat(
+					RateLimitStartupValidationTests.analyzeAsBootDoes(context.getStartupFailure()).getDescription())
+				.contains("ratelimit.routes[0].pathh is not a known property; did you mean ratelimit.routes[0].path?"));
 	}
 
 	@Test
