@@ -244,8 +244,8 @@ class RedisStallTests {
 	 * Redis killed (SIGKILL) while alice holds two of four calls on it, and started again
 	 * empty: the fallback decides during the outage at its share, the breaker lets a probe
 	 * through once the open time has passed, and Redis decides again. The releases of the
-	 * calls taken before the kill, during the outage and after, reach a server that no longer
-	 * knows them, and neither fail nor throw; alice is not locked out.
+	 * two calls taken before the kill, one during the outage and one after it, neither fail
+	 * nor throw, and alice is not locked out.
 	 */
 	@Test
 	void permitsHeldWhenRedisIsKilledLockNobodyOutWhenItComesBackEmpty() throws Exception {
@@ -306,7 +306,7 @@ class RedisStallTests {
 
 	/**
 	 * Alice takes two of her four calls and a token of each rate on Redis, and returns the
-	 * two calls' decisions, which she releases them with later.
+	 * decisions of her two calls, to release them with later.
 	 */
 	private static List<RateLimitResult> takeBeforeTheFailure(FailoverRateLimitStore store, RedisRateLimitStore redis) {
 		List<RateLimitResult> held = new ArrayList<>();
