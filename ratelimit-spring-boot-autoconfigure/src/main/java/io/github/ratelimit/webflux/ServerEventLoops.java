@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
+import io.netty.channel.Channel;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
@@ -79,7 +80,18 @@ final class ServerEventLoops {
 	private static final class ReactorNetty {
 
 		static @Nullable Executor eventLoop(Object nativeRequest) {
-			return (nativeRequest instanceof Connection connection) ? connection.channel().eventLoop() : null;
+			if (!(nativeRequest instanceof Connection connection)) {
+				return null;
+			}
+			Channel channel = connection.channel();
+			try {
+				// a connection the client closed leaves its event loop: nothing to keep in order on it
+				return channel.isRegistered() ? channel.eventLoop() : null;
+			}
+			catch (IllegalStateException ex) {
+				// deregistered between the check and the call
+				return null;
+			}
 		}
 
 	}
