@@ -29,7 +29,6 @@ import io.github.ratelimit.core.RateLimitResult;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.ThrottledLog;
 import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.metrics.RateLimitRedisHealthIndicator;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 /**

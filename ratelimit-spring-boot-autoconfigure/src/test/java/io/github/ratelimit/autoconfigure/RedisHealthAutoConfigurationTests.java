@@ -12,7 +12,6 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import io.github.ratelimit.metrics.RateLimitRedisHealthIndicator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

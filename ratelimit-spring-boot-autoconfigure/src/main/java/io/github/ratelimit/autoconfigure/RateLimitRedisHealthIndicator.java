@@ -1,4 +1,4 @@
-package io.github.ratelimit.metrics;
+package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +29,7 @@ import io.github.ratelimit.core.StoreStatus;
  * connection's own timeouts); checks made meanwhile wait for that ping rather than start
  * another, so a hung Redis costs one thread, not one per check.
  */
-public final class RateLimitRedisHealthIndicator implements HealthIndicator {
+final class RateLimitRedisHealthIndicator implements HealthIndicator {
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -45,7 +45,7 @@ public final class RateLimitRedisHealthIndicator implements HealthIndicator {
 	 * @param store supplies the configured store
 	 * @param timeout the longest a check waits for Redis
 	 */
-	public RateLimitRedisHealthIndicator(RedisConnectionFactory connectionFactory, Supplier<RateLimitStore> store,
+	RateLimitRedisHealthIndicator(RedisConnectionFactory connectionFactory, Supplier<RateLimitStore> store,
 			Duration timeout) {
 		this.connectionFactory = connectionFactory;
 		this.store = store;
