@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 import org.springframework.http.HttpMethod;
 
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.client.RetrySettings;
+import io.github.ratelimit.internal.client.RetrySettings;
 
 /**
  * Turns {@code ratelimit.client.retry} into validated {@link RetrySettings}, reporting a

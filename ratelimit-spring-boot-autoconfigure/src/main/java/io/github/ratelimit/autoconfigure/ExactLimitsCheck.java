@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
 
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.ResolvedLimit;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.ResolvedLimit;
 
 /**
  * Warns, once the application has started and every limit has been resolved, about names

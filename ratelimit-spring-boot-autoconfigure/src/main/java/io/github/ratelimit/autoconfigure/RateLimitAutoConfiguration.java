@@ -17,21 +17,21 @@ import org.springframework.core.env.Environment;
 
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.aop.RateLimitedAdvisor;
-import io.github.ratelimit.aop.RateLimitedBeansValidator;
-import io.github.ratelimit.aop.RateLimitedMethodInterceptor;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimitSleeper;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.RateLimitWaiter;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.pipeline.AuthorityPlanResolver;
-import io.github.ratelimit.pipeline.CallContextProvider;
-import io.github.ratelimit.pipeline.DetachedCallContext;
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RateLimitedMethods;
+import io.github.ratelimit.internal.aop.RateLimitedAdvisor;
+import io.github.ratelimit.internal.aop.RateLimitedBeansValidator;
+import io.github.ratelimit.internal.aop.RateLimitedMethodInterceptor;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.internal.core.RateLimitSleeper;
+import io.github.ratelimit.internal.core.RateLimitWaiter;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.pipeline.AuthorityPlanResolver;
+import io.github.ratelimit.internal.pipeline.CallContextProvider;
+import io.github.ratelimit.internal.pipeline.DetachedCallContext;
+import io.github.ratelimit.internal.pipeline.MethodLimits;
+import io.github.ratelimit.internal.pipeline.RateLimitedMethods;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * Auto-configuration of rate limiting: limits from {@code @RateLimited} on any bean and

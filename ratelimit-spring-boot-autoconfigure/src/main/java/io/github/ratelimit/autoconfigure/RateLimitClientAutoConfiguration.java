@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 
-import io.github.ratelimit.client.RateLimitRetryInterceptor;
+import io.github.ratelimit.internal.client.RateLimitRetryInterceptor;
 
 /**
  * Auto-configuration of client retries, when {@code ratelimit.client.retry.enabled} is

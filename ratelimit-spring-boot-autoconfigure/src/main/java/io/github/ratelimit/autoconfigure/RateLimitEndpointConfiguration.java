@@ -10,10 +10,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * The {@code ratelimits} actuator endpoint, when Spring Boot's actuator is on the

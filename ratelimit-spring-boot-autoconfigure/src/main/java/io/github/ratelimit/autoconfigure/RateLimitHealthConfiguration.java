@@ -6,8 +6,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.metrics.RateLimitHealthIndicator;
+import io.github.ratelimit.internal.actuate.RateLimitHealthIndicator;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * The limiter's health contributor ({@code rateLimit}), when Spring Boot's health support

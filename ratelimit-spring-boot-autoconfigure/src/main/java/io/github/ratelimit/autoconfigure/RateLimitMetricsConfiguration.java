@@ -9,8 +9,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.metrics.RateLimitMetrics;
+import io.github.ratelimit.internal.metrics.RateLimitMetrics;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * Micrometer meters of the limiter, when the application has a {@link MeterRegistry}.

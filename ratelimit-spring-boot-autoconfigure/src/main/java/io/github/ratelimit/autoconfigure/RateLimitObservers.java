@@ -4,9 +4,9 @@ import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
 
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimitResult;
 
 /**
  * Combines the application's {@link RateLimitObserver} beans into one.

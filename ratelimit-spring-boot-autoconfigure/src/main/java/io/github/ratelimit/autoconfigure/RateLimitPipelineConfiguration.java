@@ -9,13 +9,13 @@ import org.springframework.context.annotation.Configuration;
 
 import io.github.ratelimit.KeyResolver;
 import io.github.ratelimit.PlanResolver;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.pipeline.ClientIpResolver;
-import io.github.ratelimit.pipeline.RateLimitResponses;
-import io.github.ratelimit.pipeline.RequestIdentityResolver;
-import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.pipeline.RouteLimit;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.pipeline.ClientIpResolver;
+import io.github.ratelimit.internal.pipeline.RateLimitResponses;
+import io.github.ratelimit.internal.pipeline.RequestIdentityResolver;
+import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.pipeline.RouteLimit;
 
 /**
  * The request pipeline shared by the servlet and the reactive front ends: identities,

@@ -13,9 +13,9 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.pipeline.HeaderStyle;
-import io.github.ratelimit.redis.RedisKeyLayout;
-import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.internal.pipeline.HeaderStyle;
+import io.github.ratelimit.internal.redis.RedisKeyLayout;
+import io.github.ratelimit.internal.web.RateLimitFilter;
 
 /**
  * Configuration properties for rate limiting. A name under {@code ratelimit} that binds to

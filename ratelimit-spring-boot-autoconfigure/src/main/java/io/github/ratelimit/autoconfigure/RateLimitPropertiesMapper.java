@@ -9,10 +9,10 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.LimitSettings;
-import io.github.ratelimit.pipeline.ClientIpResolver;
-import io.github.ratelimit.pipeline.IpRange;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.LimitSettings;
+import io.github.ratelimit.internal.pipeline.ClientIpResolver;
+import io.github.ratelimit.internal.pipeline.IpRange;
 
 /**
  * Turns {@link RateLimitProperties} into validated objects. Every problem is reported as

@@ -11,12 +11,12 @@ import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 
 import io.github.ratelimit.PlanResolver;
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.webflux.RateLimitExceptionAdvice;
-import io.github.ratelimit.webflux.RateLimitHandlerWebFilter;
-import io.github.ratelimit.webflux.RateLimitWebFilter;
-import io.github.ratelimit.webflux.ReactiveHandlerLimits;
+import io.github.ratelimit.internal.pipeline.MethodLimits;
+import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.webflux.RateLimitExceptionAdvice;
+import io.github.ratelimit.internal.webflux.RateLimitHandlerWebFilter;
+import io.github.ratelimit.internal.webflux.RateLimitWebFilter;
+import io.github.ratelimit.internal.webflux.ReactiveHandlerLimits;
 
 /**
  * The reactive front end of the request pipeline: the route filter before Spring

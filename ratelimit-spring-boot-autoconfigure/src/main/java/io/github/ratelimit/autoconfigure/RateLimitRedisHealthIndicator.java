@@ -13,8 +13,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.StoreStatus;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.StoreStatus;
 
 /**
  * Health of a Redis that serves rate limits only, in place of Spring Boot's {@code redis}

@@ -10,9 +10,9 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.LimitSettings;
-import io.github.ratelimit.pipeline.RouteLimit;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.LimitSettings;
+import io.github.ratelimit.internal.pipeline.RouteLimit;
 
 /**
  * Turns {@code ratelimit.routes} into validated {@link RouteLimit route limits}. Kept apart

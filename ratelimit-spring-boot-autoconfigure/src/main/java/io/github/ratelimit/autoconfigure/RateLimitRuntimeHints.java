@@ -8,9 +8,9 @@ import org.springframework.aot.hint.TypeReference;
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
-import io.github.ratelimit.redis.RedisScripts;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
+import io.github.ratelimit.internal.redis.RedisScripts;
 
 /**
  * What the starter reads reflectively or as a resource, for native images: the Lua

@@ -15,14 +15,14 @@ import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
-import io.github.ratelimit.pipeline.MethodLimits;
-import io.github.ratelimit.pipeline.RateLimitedMethods;
-import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.web.HandlerLimitsValidator;
-import io.github.ratelimit.web.RateLimitExceptionResolver;
-import io.github.ratelimit.web.RateLimitFilter;
-import io.github.ratelimit.web.RateLimitHandlerInterceptor;
-import io.github.ratelimit.web.WebCallContextProvider;
+import io.github.ratelimit.internal.pipeline.MethodLimits;
+import io.github.ratelimit.internal.pipeline.RateLimitedMethods;
+import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.web.HandlerLimitsValidator;
+import io.github.ratelimit.internal.web.RateLimitExceptionResolver;
+import io.github.ratelimit.internal.web.RateLimitFilter;
+import io.github.ratelimit.internal.web.RateLimitHandlerInterceptor;
+import io.github.ratelimit.internal.web.WebCallContextProvider;
 
 /**
  * The servlet front end of the request pipeline: the route filter, the handler

@@ -18,18 +18,18 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.core.CircuitBreaker;
-import io.github.ratelimit.core.FailoverRateLimitStore;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.LocalFirstRateLimitStore;
-import io.github.ratelimit.core.ObservedRateLimitStore;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.ThrottledLog;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.internal.core.CircuitBreaker;
+import io.github.ratelimit.internal.core.FailoverRateLimitStore;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.core.ObservedRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.redis.RedisRateLimitStore;
+import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * The store choices, imported in order: Redis first, memory as the fallback.

@@ -9,7 +9,7 @@ import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.core.env.PropertyResolver;
 
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
 
 /**
  * Warns at startup that the {@code ratelimits} endpoint resets buckets over HTTP while no

@@ -19,7 +19,7 @@ import org.springframework.javapoet.ClassName;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.redis.RedisScripts;
+import io.github.ratelimit.internal.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -16,9 +16,9 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
-import io.github.ratelimit.redis.RedisScripts;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
+import io.github.ratelimit.internal.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -15,7 +15,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.ratelimit.core.LimitResolver;
+import io.github.ratelimit.internal.core.LimitResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -18,13 +18,13 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.LimitDefinition;
-import io.github.ratelimit.core.LimitSettings;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.pipeline.AuthorityPlanResolver;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.core.LimitDefinition;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.LimitSettings;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.pipeline.AuthorityPlanResolver;
+import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -20,9 +20,9 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.web.client.RestClient;
 
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.client.RateLimitRetryInterceptor;
-import io.github.ratelimit.client.RetrySettings;
-import io.github.ratelimit.client.ScriptedHttpServer;
+import io.github.ratelimit.internal.client.RateLimitRetryInterceptor;
+import io.github.ratelimit.internal.client.RetrySettings;
+import io.github.ratelimit.internal.client.ScriptedHttpServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

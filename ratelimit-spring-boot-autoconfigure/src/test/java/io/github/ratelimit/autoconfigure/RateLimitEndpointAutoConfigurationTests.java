@@ -14,11 +14,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
-import io.github.ratelimit.core.LimitResolver;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
+import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

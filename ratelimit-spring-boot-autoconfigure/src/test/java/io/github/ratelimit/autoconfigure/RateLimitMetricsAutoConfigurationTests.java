@@ -15,12 +15,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.metrics.RateLimitMetrics;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.metrics.RateLimitMetrics;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

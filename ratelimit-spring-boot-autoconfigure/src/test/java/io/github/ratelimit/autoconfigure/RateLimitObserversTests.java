@@ -9,11 +9,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitDecision;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -16,7 +16,7 @@ import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Policy;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.StoreType;
-import io.github.ratelimit.pipeline.HeaderStyle;
+import io.github.ratelimit.internal.pipeline.HeaderStyle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

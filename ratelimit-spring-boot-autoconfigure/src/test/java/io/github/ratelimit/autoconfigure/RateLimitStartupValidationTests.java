@@ -402,6 +402,14 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenNameAndItsAliasValueDiffer() {
+		this.aopContextRunner.withBean(TwoNamesService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + TwoNamesService.class.getName() + ".call()",
+					"name 'orders' and value 'search' differ", "value is an alias of name"));
+	}
+
+	@Test
 	void failsWhenUnnamedLimitHasNoCapacityAndAdvisesAPropertyThatBinds() {
 		// the fix it advises is applied in RateLimitAutoConfigurationTests
 		this.aopContextRunner.withBean(UnnamedService.class)
@@ -737,6 +745,14 @@ class RateLimitStartupValidationTests {
 	static class MissingPolicyService {
 
 		@RateLimited("missing")
+		public void call() {
+		}
+
+	}
+
+	static class TwoNamesService {
+
+		@RateLimited(value = "search", name = "orders", capacity = 5)
 		public void call() {
 		}
 

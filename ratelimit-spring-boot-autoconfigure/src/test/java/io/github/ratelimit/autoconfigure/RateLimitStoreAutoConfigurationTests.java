@@ -21,14 +21,14 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.FailoverRateLimitStore;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.redis.RedisRateLimitStore;
-import io.github.ratelimit.redis.RedisTestServer;
+import io.github.ratelimit.internal.core.FailoverRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.redis.RedisRateLimitStore;
+import io.github.ratelimit.internal.redis.RedisTestServer;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

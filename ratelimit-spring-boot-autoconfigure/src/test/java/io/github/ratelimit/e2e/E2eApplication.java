@@ -28,7 +28,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 
 /**
  * A service exercising every way of applying limits, on a clock the tests control.

@@ -23,7 +23,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -11,7 +11,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -29,7 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

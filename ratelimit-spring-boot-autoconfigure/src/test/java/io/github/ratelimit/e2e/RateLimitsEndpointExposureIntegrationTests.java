@@ -17,7 +17,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

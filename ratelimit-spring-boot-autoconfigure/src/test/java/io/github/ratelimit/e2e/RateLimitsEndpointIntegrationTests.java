@@ -17,7 +17,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.store.RateLimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -40,7 +40,7 @@ import org.springframework.web.server.WebFilter;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 
 /**
  * A reactive service limited the ways a servlet one is, with reactive Spring Security,

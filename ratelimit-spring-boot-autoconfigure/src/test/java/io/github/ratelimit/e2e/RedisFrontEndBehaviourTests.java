@@ -6,17 +6,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.test.context.ActiveProfiles;
 
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.redis.RedisTestServer;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.redis.RedisTestServer;
+import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

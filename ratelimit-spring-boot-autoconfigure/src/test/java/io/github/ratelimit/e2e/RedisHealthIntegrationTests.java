@@ -22,7 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.redis.RedisTestServer;
+import io.github.ratelimit.internal.redis.RedisTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

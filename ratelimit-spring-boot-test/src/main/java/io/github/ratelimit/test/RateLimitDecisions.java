@@ -7,10 +7,10 @@ import java.util.concurrent.TimeUnit;
 
 import org.assertj.core.api.AssertProvider;
 
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimitDecision;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimitResult;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitResult;
 
 /**
  * Records every decision the application's limits make, in order, so that a test can

@@ -5,8 +5,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimiter;
 
 /**
  * Auto-configuration imported by {@link AutoConfigureRateLimitTest}: a

@@ -2,9 +2,9 @@ package io.github.ratelimit.test;
 
 import org.springframework.beans.factory.ObjectProvider;
 
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * Puts rate limiting back to where a test starts: the clock at its start, no bucket, no

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 
 /**
  * A {@link RateLimitClock} that stands still until a test moves it, so that a test sees a

@@ -12,12 +12,12 @@ import org.springframework.context.annotation.Configuration;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

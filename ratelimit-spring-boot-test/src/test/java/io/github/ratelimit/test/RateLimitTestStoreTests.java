@@ -18,7 +18,7 @@ import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.test.context.ContextCustomizer;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.test.AutoConfigureRateLimitTest.Store;
 
 import static org.assertj.core.api.Assertions.assertThat;

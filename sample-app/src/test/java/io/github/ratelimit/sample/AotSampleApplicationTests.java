@@ -24,7 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.store.RateLimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Locale;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitDecision;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitResult;
 
 /**
  * Replays scripted traffic against every algorithm with the same nominal limit (10

@@ -7,13 +7,13 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.BucketKey;
-import io.github.ratelimit.core.BucketState;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitDecision;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.internal.core.BucketState;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.BucketKey;
+import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * The in-memory store as the library built it on Caffeine up to 0.1.0 snapshots, kept

@@ -9,10 +9,10 @@ import java.util.Locale;
 import org.openjdk.jol.info.GraphLayout;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
 
 /**
  * Measures the heap one identity costs in the {@link InMemoryRateLimitStore}, for each

@@ -9,7 +9,7 @@ import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.store.RateLimit;
 
 /**
  * The two loads the in-memory benchmarks decide under, expressed as the same limit in

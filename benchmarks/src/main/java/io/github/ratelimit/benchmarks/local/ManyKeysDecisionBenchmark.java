@@ -24,12 +24,12 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.MutableDecision;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 
 /**
  * Cost of one decision when the requests come from many identities: each decision first

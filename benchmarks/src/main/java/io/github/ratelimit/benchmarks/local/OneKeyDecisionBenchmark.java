@@ -20,14 +20,14 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.BucketState;
-import io.github.ratelimit.core.MutableDecision;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitDecision;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.core.BucketState;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitDecision;
 
 /**
  * Cost of one decision on one shared key: every thread of a run decides on the same

@@ -21,15 +21,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.benchmarks.local.Load;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.LeasingStore;
-import io.github.ratelimit.core.LocalFirstRateLimitStore;
-import io.github.ratelimit.core.MutableDecision;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.ThrottledLog;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.core.LeasingStore;
+import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 
 /**
  * What one decision costs an instance in local-first mode, beside the in-memory store

@@ -18,18 +18,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
+
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.LocalFirstRateLimitStore;
-import io.github.ratelimit.core.MutableDecision;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.ThrottledLog;
-import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.redis.RedisRateLimitStore;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * One application instance of a fleet sharing a Redis server, run as its own JVM by

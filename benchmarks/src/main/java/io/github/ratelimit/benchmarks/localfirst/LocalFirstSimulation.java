@@ -11,16 +11,16 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.BucketSnapshot;
-import io.github.ratelimit.core.LeasingStore;
-import io.github.ratelimit.core.LocalFirstRateLimitStore;
-import io.github.ratelimit.core.MutableDecision;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.ThrottledLog;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.core.LeasingStore;
+import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.BucketSnapshot;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * A fleet of {@link LocalFirstRateLimitStore} instances on a simulated clock, sharing one

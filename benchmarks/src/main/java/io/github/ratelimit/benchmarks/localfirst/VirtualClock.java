@@ -1,6 +1,6 @@
 package io.github.ratelimit.benchmarks.localfirst;
 
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 
 /**
  * A clock that only moves when the simulation moves it, so that every store of a simulated

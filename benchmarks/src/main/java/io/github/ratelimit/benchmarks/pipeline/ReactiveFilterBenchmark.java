@@ -19,7 +19,7 @@ import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.WebFilterChain;
 
-import io.github.ratelimit.webflux.RateLimitWebFilter;
+import io.github.ratelimit.internal.webflux.RateLimitWebFilter;
 
 /**
  * The reactive route filter on one exchange, without a server: the limited endpoint of

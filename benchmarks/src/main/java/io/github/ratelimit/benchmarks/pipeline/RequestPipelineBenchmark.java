@@ -18,11 +18,11 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 import io.github.ratelimit.RateLimitRequest;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.pipeline.RequestLimits;
-import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.pipeline.RouteLimit;
-import io.github.ratelimit.pipeline.Verdict;
+import io.github.ratelimit.internal.pipeline.RequestLimits;
+import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.pipeline.RouteLimit;
+import io.github.ratelimit.internal.pipeline.Verdict;
+import io.github.ratelimit.store.Acquisition;
 
 /**
  * What the limiter itself does for one admitted HTTP request with one IP-keyed route

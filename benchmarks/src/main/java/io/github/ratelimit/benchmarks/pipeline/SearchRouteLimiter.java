@@ -11,19 +11,19 @@ import org.springframework.web.util.pattern.PathPatternParser;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.core.LimitDefinition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitObserver;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.memory.InMemoryRateLimitStore;
-import io.github.ratelimit.metrics.RateLimitMetrics;
-import io.github.ratelimit.pipeline.ClientIpResolver;
-import io.github.ratelimit.pipeline.HeaderStyle;
-import io.github.ratelimit.pipeline.RateLimitResponses;
-import io.github.ratelimit.pipeline.RequestIdentityResolver;
-import io.github.ratelimit.pipeline.RequestRateLimiter;
-import io.github.ratelimit.pipeline.RouteLimit;
+import io.github.ratelimit.internal.core.LimitDefinition;
+import io.github.ratelimit.internal.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.internal.metrics.RateLimitMetrics;
+import io.github.ratelimit.internal.pipeline.ClientIpResolver;
+import io.github.ratelimit.internal.pipeline.HeaderStyle;
+import io.github.ratelimit.internal.pipeline.RateLimitResponses;
+import io.github.ratelimit.internal.pipeline.RequestIdentityResolver;
+import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.pipeline.RouteLimit;
+import io.github.ratelimit.store.RateLimit;
 
 /**
  * The request limiter of the HTTP benchmark's search endpoint: one IP-keyed

@@ -22,10 +22,10 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitResult;
-import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.internal.redis.RedisRateLimitStore;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitResult;
 
 /**
  * The three Redis rate limiters under comparison, each deciding one request of cost 1 for

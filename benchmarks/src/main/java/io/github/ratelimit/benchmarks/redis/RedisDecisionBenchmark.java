@@ -33,14 +33,13 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-
-import io.github.ratelimit.benchmarks.redis.RedisDeciders.Decider;
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.AlgorithmSpec;
-import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.redis.RedisRateLimitStore;
-import io.github.ratelimit.redis.RedisScripts;
+import io.github.ratelimit.benchmarks.redis.RedisDeciders.Decider;
+import io.github.ratelimit.internal.core.AlgorithmSpec;
+import io.github.ratelimit.internal.redis.RedisRateLimitStore;
+import io.github.ratelimit.internal.redis.RedisScripts;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
 
 /**
  * Closed-loop benchmark of Redis rate limit decisions: for each limiter, workload (one hot

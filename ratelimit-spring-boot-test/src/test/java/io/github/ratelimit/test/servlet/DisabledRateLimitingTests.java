@@ -8,7 +8,7 @@ import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.context.ApplicationContext;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.test.AutoConfigureRateLimitTest;
 import io.github.ratelimit.test.RateLimitDecisions;
 

@@ -19,7 +19,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.test.AutoConfigureRateLimitTest;
 import io.github.ratelimit.test.RateLimitDecisions;
 

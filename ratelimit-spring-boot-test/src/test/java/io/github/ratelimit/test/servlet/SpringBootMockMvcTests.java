@@ -13,7 +13,7 @@ import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 
-import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.test.AutoConfigureRateLimitTest;
 import io.github.ratelimit.test.RateLimitDecisions;
 import io.github.ratelimit.test.TestRateLimitClock;

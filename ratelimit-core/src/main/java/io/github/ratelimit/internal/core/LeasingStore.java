@@ -1,0 +1,94 @@
+package io.github.ratelimit.internal.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.BucketSnapshot;
+import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * A store that can hand units of a bucket to one instance, to be spent there without
+ * asking the store again: what {@link LocalFirstRateLimitStore} builds on. The Redis store
+ * leases in the same single script call that decides the costs.
+ */
+public interface LeasingStore {
+
+	/**
+	 * Decides the costs together, all or nothing, and when every enforced limit admits,
+	 * takes from each bucket up to its lease's {@link Lease#extra()} more units, as many
+	 * as it has left.
+	 * @param leases leases naming distinct buckets of leasable limits
+	 * @return the decisions and the units taken beyond each cost
+	 */
+	LeaseResult lease(List<Lease> leases);
+
+	/**
+	 * Leases like {@link #lease} without holding the calling thread while the store works.
+	 * @param leases leases naming distinct buckets of leasable limits
+	 * @return the result, completed exceptionally as {@link #lease} would throw
+	 */
+	default CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+		try {
+			return CompletableFuture.completedFuture(lease(leases));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Leases from any store in two steps: the costs first, then each extra as one more
+	 * acquisition of what the first step reported left. The steps are not one atomic
+	 * operation, so a concurrent caller can leave an extra ungranted, but nothing is ever
+	 * granted that the store did not admit. Meant for stores without a lease call of their
+	 * own, such as the in-memory store in simulations and tests.
+	 * @param store the store
+	 * @param clock the store's clock, for the time of a lease that took nothing
+	 * @return a leasing view of the store
+	 */
+	static LeasingStore over(RateLimitStore store, RateLimitClock clock) {
+		return (leases) -> {
+			List<Acquisition> costs = new ArrayList<>(leases.size());
+			for (Lease lease : leases) {
+				if (lease.cost() > 0) {
+					costs.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
+				}
+			}
+			RateLimitResult paid = costs.isEmpty() ? null : store.tryAcquire(costs);
+			long[] extra = new long[leases.size()];
+			List<RateLimitDecision> decisions = new ArrayList<>(leases.size());
+			long timestamp = (paid != null) ? paid.timestampMicros() : clock.nowMicros();
+			int next = 0;
+			for (int i = 0; i < leases.size(); i++) {
+				Lease lease = leases.get(i);
+				RateLimitDecision decision = (lease.cost() > 0) ? paid.decisions().get(next++) : null;
+				boolean admitted = paid == null || paid.allowed();
+				BucketSnapshot snapshot = (decision != null) ? null : store.inspect(lease.limit(), lease.identity());
+				long left = (decision != null) ? decision.remaining() : snapshot.remaining();
+				long wanted = Math.min(lease.extra(), left);
+				if (admitted && wanted > 0) {
+					RateLimitResult more = store
+						.tryAcquire(List.of(new Acquisition(lease.limit(), lease.identity(), wanted)));
+					timestamp = more.timestampMicros();
+					RateLimitDecision taken = more.decisions().get(0);
+					if (taken.allowed()) {
+						extra[i] = wanted;
+						decision = taken;
+					}
+				}
+				if (decision == null) {
+					decision = new RateLimitDecision(lease.limit(), true, left, snapshot.resetMicros(), 0, 0);
+				}
+				decisions.add(decision);
+			}
+			String name = (paid != null) ? paid.store() : store.name();
+			return new LeaseResult(new RateLimitResult(decisions, timestamp, name), extra);
+		};
+	}
+
+}

@@ -1,0 +1,186 @@
+package io.github.ratelimit.internal.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimit;
+
+/**
+ * A fully resolved limit as applied at one place: the limit itself, the cost a request
+ * there pays and how its identity is found.
+ *
+ * @param limit the limit (its name identifies the buckets)
+ * @param cost quota units a request consumes
+ * @param key the key chain, never empty
+ * @param keyExpression SpEL expression for the identity, or {@code null}
+ * @param candidate a limit evaluated beside this one in shadow mode to compare them, or
+ * {@code null}
+ * @param maxWait longest time a call waits for a permit instead of being rejected; zero
+ * means no waiting
+ * @param plans by lowercase plan name, the limit that applies instead of {@code limit} to
+ * requests of that plan: the same name (so the same buckets), algorithm, calendar and
+ * time zone, other parameters
+ * @param countStatuses the final HTTP statuses that count against the limit; a request
+ * answered otherwise is given back what it consumed ({@link CountedStatuses#ALL}: every
+ * request counts; {@link CountedStatuses#NONE} for a concurrency limit, whose permits are
+ * given back whatever the answer)
+ */
+public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedStatuses countStatuses) {
+
+	public LimitDefinition {
+		countStatuses = (countStatuses != null) ? countStatuses : CountedStatuses.ALL;
+		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
+			// permits held while the call runs are given back whatever its answer
+			countStatuses = CountedStatuses.NONE;
+		}
+		Objects.requireNonNull(limit, "limit must not be null");
+		Objects.requireNonNull(maxWait, "maxWait must not be null");
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
+		}
+		key = List.copyOf(key);
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException("key must not be empty");
+		}
+		if (cost <= 0 || cost > limit.capacity()) {
+			throw new IllegalArgumentException("cost must be between 1 and the capacity " + limit.capacity() + ": " + cost);
+		}
+		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
+		plans.forEach((plan, planLimit) -> {
+			if (!plan.equals(plan.toLowerCase(Locale.ROOT))) {
+				throw new IllegalArgumentException("plan names must be lowercase: " + plan);
+			}
+			if (!planLimit.name().equals(limit.name()) || planLimit.algorithm() != limit.algorithm()
+					|| planLimit.calendar() != limit.calendar() || !planLimit.timeZone().equals(limit.timeZone())) {
+				throw new IllegalArgumentException("plan '" + plan
+						+ "' must keep the name, algorithm, calendar and time zone of limit '" + limit.name() + "': "
+						+ planLimit);
+			}
+			if (cost > planLimit.capacity()) {
+				throw new IllegalArgumentException(
+						"cost " + cost + " exceeds the capacity " + planLimit.capacity() + " of plan '" + plan + "'");
+			}
+		});
+	}
+
+	/**
+	 * A definition where every request counts.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 * @param maxWait longest time a call waits for a permit
+	 * @param plans the limits of plans, by lowercase plan name
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans) {
+		this(limit, cost, key, keyExpression, candidate, maxWait, plans, CountedStatuses.ALL);
+	}
+
+	/**
+	 * A definition without plans.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 * @param maxWait longest time a call waits for a permit
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate, Duration maxWait) {
+		this(limit, cost, key, keyExpression, candidate, maxWait, Map.of());
+	}
+
+	/**
+	 * A definition that does not wait.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 * @param plans the limits of plans, by lowercase plan name
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate, Map<String, RateLimit> plans) {
+		this(limit, cost, key, keyExpression, candidate, Duration.ZERO, plans);
+	}
+
+	/**
+	 * A definition that does not wait and has no plans.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 * @param candidate the candidate, or {@code null}
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
+			RateLimit candidate) {
+		this(limit, cost, key, keyExpression, candidate, Duration.ZERO, Map.of());
+	}
+
+	/**
+	 * A definition without a candidate.
+	 * @param limit the limit
+	 * @param cost the cost
+	 * @param key the key chain
+	 * @param keyExpression the key expression, or {@code null}
+	 */
+	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression) {
+		this(limit, cost, key, keyExpression, null);
+	}
+
+	/**
+	 * The acquisitions of one request: this limit, and its candidate if it has one.
+	 * @param identity the identity of the request
+	 * @return one or two acquisitions
+	 */
+	public List<Acquisition> acquisitions(String identity) {
+		return acquisitions(identity, null);
+	}
+
+	/**
+	 * The acquisitions of one request of a plan: the plan's limit draws from the same
+	 * bucket as the policy's own, so a changed plan keeps the bucket's state.
+	 * @param identity the identity of the request
+	 * @param plan the plan of the request, or {@code null}
+	 * @return one or two acquisitions
+	 */
+	public List<Acquisition> acquisitions(String identity, String plan) {
+		Acquisition enforced = new Acquisition(limitFor(plan), identity, this.cost);
+		if (this.candidate == null) {
+			return List.of(enforced);
+		}
+		return List.of(enforced,
+				new Acquisition(this.candidate, identity, Math.min(this.cost, this.candidate.capacity())));
+	}
+
+	/**
+	 * The limit for requests of a plan.
+	 * @param plan the plan name (compared ignoring case), or {@code null}
+	 * @return the plan's limit, or {@link #limit()} when there is no plan or the policy
+	 * does not define it
+	 */
+	public RateLimit limitFor(String plan) {
+		if (plan == null || this.plans.isEmpty()) {
+			return this.limit;
+		}
+		return this.plans.getOrDefault(plan.toLowerCase(Locale.ROOT), this.limit);
+	}
+
+	/**
+	 * Whether finding the identity needs the authenticated principal.
+	 * @return whether {@link KeySource#PRINCIPAL} is in the key chain, or the limit has
+	 * plans (found from the principal)
+	 */
+	public boolean needsPrincipal() {
+		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL) || !this.plans.isEmpty();
+	}
+
+}

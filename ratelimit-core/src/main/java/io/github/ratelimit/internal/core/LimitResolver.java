@@ -1,0 +1,512 @@
+package io.github.ratelimit.internal.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.store.RateLimit;
+
+/**
+ * Turns the settings written at one place into an effective {@link LimitDefinition}:
+ * layers the policy of the same name ({@code ratelimit.policies.<name>}) over them,
+ * fills defaults, validates, and checks that every place using one name agrees on the
+ * limit. Errors name the property or annotated method the bad value came from.
+ */
+public final class LimitResolver {
+
+	/** Prefix of the policy properties, used in error messages. */
+	public static final String POLICIES_PREFIX = "ratelimit.policies";
+
+	/** Longest wait for a permit a limit may ask for. */
+	public static final Duration MAX_WAIT = Duration.ofDays(1);
+
+	private static final Pattern PLAIN_POLICY_NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
+
+	private final Map<String, LimitSettings> policies;
+
+	private final List<KeySource> defaultKey;
+
+	private final FailMode defaultFailMode;
+
+	private final boolean defaultShadow;
+
+	private final Map<String, LimitSettings> candidates;
+
+	private final Map<String, Map<String, LimitSettings>> plans;
+
+	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
+
+	/** Every place resolved, in order, with the routes it guards. */
+	private final Map<Place, Claim> claims = Collections.synchronizedMap(new LinkedHashMap<>());
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey) {
+		this(policies, defaultKey, FailMode.OPEN);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode) {
+		this(policies, defaultKey, defaultFailMode, false);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
+			boolean defaultShadow) {
+		this(policies, defaultKey, defaultFailMode, defaultShadow, Map.of());
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
+	 * @param candidates by policy name, the settings a candidate changes (algorithm,
+	 * capacity, refill tokens, period); the rest is the policy's
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
+			boolean defaultShadow, Map<String, LimitSettings> candidates) {
+		this(policies, defaultKey, defaultFailMode, defaultShadow, candidates, Map.of());
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param policies the policies by name
+	 * @param defaultKey the key chain of limits that name none
+	 * @param defaultFailMode the fail mode of limits that set none
+	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
+	 * @param candidates by policy name, the settings a candidate changes (algorithm,
+	 * capacity, refill tokens, period); the rest is the policy's
+	 * @param plans by policy name, then by plan name, the settings a plan changes
+	 * (capacity, refill tokens, period; an algorithm only if it is the policy's)
+	 */
+	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
+			boolean defaultShadow, Map<String, LimitSettings> candidates,
+			Map<String, Map<String, LimitSettings>> plans) {
+		this.policies = Map.copyOf(policies);
+		this.defaultKey = List.copyOf(defaultKey);
+		this.defaultFailMode = defaultFailMode;
+		this.defaultShadow = defaultShadow;
+		this.candidates = Map.copyOf(candidates);
+		this.plans = Map.copyOf(plans);
+	}
+
+	/**
+	 * Whether a policy of that name is configured.
+	 * @param name the name
+	 * @return whether it exists
+	 */
+	public boolean hasPolicy(String name) {
+		return this.policies.containsKey(name);
+	}
+
+	/**
+	 * The property of a policy, as it must be written to bind: a name that is not a plain
+	 * lowercase name (a route such as {@code GET /orders/{id}}, or {@code Class.method})
+	 * needs brackets, since Spring Boot reads dots as nesting and drops other characters.
+	 * @param name the policy name
+	 * @return {@code ratelimit.policies.<name>} or {@code ratelimit.policies[<name>]}
+	 */
+	public static String policyProperty(String name) {
+		return PLAIN_POLICY_NAME.matcher(name).matches() ? POLICIES_PREFIX + "." + name
+				: POLICIES_PREFIX + "[" + name + "]";
+	}
+
+	/**
+	 * Resolves a limit.
+	 * @param name the limit name
+	 * @param inline the settings written where the limit is applied
+	 * @param origin where the inline settings come from, for error messages (for example
+	 * {@code @RateLimited on OrderController.order(String)})
+	 * @return the effective definition
+	 * @throws RateLimitConfigurationException when the result is invalid
+	 */
+	public LimitDefinition resolve(String name, LimitSettings inline, String origin) {
+		return resolve(name, inline, origin, false, true);
+	}
+
+	/**
+	 * Resolves a route limit: the route's own settings are more specific than the policy
+	 * it names, so they win.
+	 * @param name the limit name
+	 * @param route the settings written on the route
+	 * @param origin the route property, such as {@code ratelimit.routes[0]}
+	 * @return the effective definition
+	 * @throws RateLimitConfigurationException when the result is invalid
+	 */
+	public LimitDefinition resolveRoute(String name, LimitSettings route, String origin) {
+		return resolve(name, route, origin, true, true);
+	}
+
+	/**
+	 * Records that the limit resolved under a name for a place guards a route, so that
+	 * {@link #resolvedLimits()} can tell operators where each limit applies.
+	 * @param name the limit name
+	 * @param origin the place, as passed to {@link #resolve}
+	 * @param route the route, such as {@code GET /orders/{id}}
+	 */
+	public void guards(String name, String origin, String route) {
+		Claim claim = this.claims.get(new Place(name, origin));
+		if (claim != null) {
+			claim.routes.add(route);
+		}
+	}
+
+	/**
+	 * Every place resolved so far (all of them once the application has started), with
+	 * where each value came from and the routes it guards.
+	 * @return the resolved limits, in the order they were first resolved
+	 */
+	public List<ResolvedLimit> resolvedLimits() {
+		synchronized (this.claims) {
+			List<ResolvedLimit> resolved = new ArrayList<>(this.claims.size());
+			this.claims.forEach((place, claim) -> resolved.add(new ResolvedLimit(place.origin, claim.definition,
+					claim.sources, List.copyOf(claim.routes))));
+			return resolved;
+		}
+	}
+
+	/**
+	 * The names of the configured policies.
+	 * @return the policy names
+	 */
+	public Set<String> policyNames() {
+		return this.policies.keySet();
+	}
+
+	/**
+	 * A policy resolved on its own, as an operator sees a policy no place uses.
+	 * @param name the policy name
+	 * @return the policy, or {@code null} when it is not complete on its own (it has no
+	 * capacity) or not configured
+	 */
+	public ResolvedLimit policy(String name) {
+		if (!hasPolicy(name) || this.policies.get(name).capacity() == null) {
+			return null;
+		}
+		String origin = policyProperty(name);
+		LimitDefinition definition = resolve(name, LimitSettings.EMPTY, origin, false, false);
+		return new ResolvedLimit(origin, definition, sources(name, LimitSettings.EMPTY, origin, false), List.of());
+	}
+
+	/**
+	 * Validates a policy on its own, without claiming its name.
+	 * @param name the policy name
+	 * @throws RateLimitConfigurationException when the policy is invalid
+	 */
+	public void validatePolicy(String name) {
+		resolve(name, LimitSettings.EMPTY, policyProperty(name), false, false);
+	}
+
+	private LimitDefinition resolve(String name, LimitSettings inline, String origin, boolean inlineWins,
+			boolean claim) {
+		LimitSettings policy = this.policies.get(name);
+		LimitSettings merged = (policy == null) ? inline
+				: (inlineWins ? policy.overriddenBy(inline) : inline.overriddenBy(policy));
+		Origins origins = new Origins(name, policy, inline, inlineWins, origin);
+		Algorithm algorithm = (merged.algorithm() != null) ? merged.algorithm() : Algorithm.TOKEN_BUCKET;
+		if (merged.capacity() == null) {
+			String reason = (policy == null && inline.capacity() == null)
+					? "limit '" + name + "' has no capacity and no policy '" + name + "' is configured"
+					: "limit '" + name + "' has no capacity";
+			throw new RateLimitConfigurationException(origin, reason,
+					"Set a positive capacity there, or configure " + policyProperty(name) + ".capacity");
+		}
+		long capacity = merged.capacity();
+		if (capacity <= 0) {
+			throw invalid(origins.of(LimitSettings::capacity, "capacity"),
+					"capacity must be positive: " + capacity, "Set a capacity of at least 1");
+		}
+		long refill = (merged.refillTokens() != null) ? merged.refillTokens() : 0;
+		if (refill < 0) {
+			throw invalid(origins.of(LimitSettings::refillTokens, "refill-tokens"),
+					"refill-tokens must not be negative: " + refill, "Use 0 (refill the capacity) or a positive number");
+		}
+		CalendarPeriod calendar = (merged.calendar() != null) ? merged.calendar() : CalendarPeriod.NONE;
+		if (calendar != CalendarPeriod.NONE) {
+			if (merged.algorithm() != null && merged.algorithm() != Algorithm.FIXED_WINDOW) {
+				throw invalid(origins.of(LimitSettings::calendar, "calendar"),
+						"a calendar quota is a fixed window: calendar " + spelled(calendar)
+								+ " cannot be combined with algorithm " + spelled(merged.algorithm()) + " (set by "
+								+ origins.of(LimitSettings::algorithm, "algorithm") + ")",
+						"Remove the algorithm (a calendar implies fixed-window), or remove the calendar");
+			}
+			if (merged.period() != null) {
+				throw invalid(origins.of(LimitSettings::period, "period"),
+						"a calendar quota's window is the calendar " + spelled(calendar) + ", so it takes no period: "
+								+ merged.period(),
+						"Remove the period, or remove the calendar for windows of a fixed length");
+			}
+			algorithm = Algorithm.FIXED_WINDOW;
+		}
+		else if (merged.timeZone() != null) {
+			throw invalid(origins.of(LimitSettings::timeZone, "time-zone"),
+					"time-zone " + merged.timeZone() + " applies to calendar quotas only, and no calendar is set",
+					"Set calendar to day, week or month, or remove the time-zone");
+		}
+		Duration period = (calendar != CalendarPeriod.NONE) ? RateLimit.calendarPeriod(calendar)
+				: (merged.period() != null) ? merged.period() : AlgorithmSpec.of(algorithm).defaultPeriod();
+		if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofMillis(1)) < 0) {
+			throw invalid(origins.of(LimitSettings::period, "period"),
+					"period must be at least 1ms: " + period, "Use a positive duration such as 1s, 15m or PT1H");
+		}
+		long cost = (merged.cost() != null) ? merged.cost() : 1;
+		if (cost <= 0 || cost > capacity) {
+			throw invalid(origins.of(LimitSettings::cost, "cost"),
+					"cost " + cost + " can never be admitted by capacity " + capacity,
+					"Use a cost between 1 and the capacity, or raise the capacity");
+		}
+		RateLimit limit;
+		try {
+			FailMode failMode = (merged.failMode() != null) ? merged.failMode() : this.defaultFailMode;
+			boolean shadow = (merged.shadow() != null) ? merged.shadow() : this.defaultShadow;
+			limit = new RateLimit(name, algorithm, capacity, refill, period, failMode, shadow, calendar,
+					merged.timeZone());
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(origins.of(LimitSettings::capacity, "capacity"), ex.getMessage(),
+					"Choose a smaller capacity or a shorter period");
+		}
+		Duration maxWait = (merged.maxWait() != null) ? merged.maxWait() : Duration.ZERO;
+		if (maxWait.isNegative() || maxWait.compareTo(MAX_WAIT) > 0) {
+			throw invalid(origins.of(LimitSettings::maxWait, "max-wait"),
+					"max-wait must be between 0 and " + MAX_WAIT + ": " + maxWait,
+					"Use 0 (never wait) or a duration such as 2s; a longer backlog belongs in a queue");
+		}
+		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
+		CountedStatuses countStatuses;
+		try {
+			countStatuses = CountedStatuses.of(merged.countStatuses());
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(origins.of((settings) -> settings.countStatuses().isEmpty() ? null : settings.countStatuses(),
+					"count-statuses"), ex.getMessage(),
+					"Use status codes such as 401 and 403, or classes such as 4xx and 5xx; leave it empty to count every request");
+		}
+		if (AlgorithmSpec.of(algorithm).heldInFlight() && !countStatuses.countsAll()) {
+			throw invalid(origins.of((settings) -> settings.countStatuses().isEmpty() ? null : settings.countStatuses(),
+					"count-statuses"),
+					"a concurrency limit gives back every call's permit when it completes, so no status counts: "
+							+ countStatuses.values(),
+					"Remove count-statuses, or use a rate limit to count calls by their answer");
+		}
+		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
+				candidate(name, limit), maxWait, plans(name, limit, cost), countStatuses);
+		if (!claim) {
+			return definition;
+		}
+		Resolved previous = this.byName.putIfAbsent(name, new Resolved(limit, origin));
+		if (previous != null && !previous.limit.equals(limit)) {
+			throw new RateLimitConfigurationException(origin,
+					"limit '" + name + "' is also defined at " + previous.origin + " with different settings ("
+							+ describe(previous.limit) + " there, " + describe(limit) + " here)",
+					"Give the limits different names, or move the settings to " + policyProperty(name));
+		}
+		this.claims.putIfAbsent(new Place(name, origin),
+				new Claim(definition, sources(name, inline, origin, inlineWins), new CopyOnWriteArraySet<>()));
+		return definition;
+	}
+
+	/** The candidate of a policy: its own settings over the enforced limit's, in shadow mode. */
+	private RateLimit candidate(String name, RateLimit enforced) {
+		LimitSettings settings = this.candidates.get(name);
+		if (settings == null) {
+			return null;
+		}
+		String origin = POLICIES_PREFIX + "." + name + ".candidate";
+		long capacity = (settings.capacity() != null) ? settings.capacity() : enforced.capacity();
+		long refill = (settings.refillTokens() != null) ? settings.refillTokens()
+				: (settings.capacity() != null ? 0 : enforced.refillTokens());
+		Duration period = (settings.period() != null) ? settings.period() : enforced.period();
+		Algorithm algorithm = (settings.algorithm() != null) ? settings.algorithm() : enforced.algorithm();
+		if (AlgorithmSpec.of(algorithm).heldInFlight() != AlgorithmSpec.of(enforced.algorithm()).heldInFlight()) {
+			throw invalid(origin + ".algorithm",
+					"a candidate counts what its policy counts: calls in flight for a concurrency limit, calls made"
+							+ " otherwise, so " + spelled(algorithm) + " cannot try out " + spelled(enforced.algorithm()),
+					"Give the candidate an algorithm of the same kind as the policy's");
+		}
+		// a candidate of a calendar quota counts per calendar window too, unless it changes the windows
+		boolean calendar = enforced.isCalendar() && settings.period() == null && algorithm == Algorithm.FIXED_WINDOW;
+		try {
+			return new RateLimit(name + RateLimit.CANDIDATE_SUFFIX, algorithm, capacity, refill, period, FailMode.OPEN,
+					true, calendar ? enforced.calendar() : CalendarPeriod.NONE,
+					calendar ? enforced.timeZone() : RateLimit.DEFAULT_TIME_ZONE);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(origin, ex.getMessage(), "Give the candidate a positive capacity and a period of at least 1ms");
+		}
+	}
+
+	/**
+	 * The plans of a policy, each the enforced limit with the plan's settings over it. A
+	 * plan setting a capacity but no refill tokens refills its own capacity per period, as
+	 * a policy does. The algorithm is the policy's, and the window algorithms keep its
+	 * period: every plan draws from the same bucket per identity.
+	 */
+	private Map<String, RateLimit> plans(String name, RateLimit enforced, long cost) {
+		Map<String, LimitSettings> configured = this.plans.getOrDefault(name, Map.of());
+		Map<String, RateLimit> plans = new LinkedHashMap<>();
+		configured.forEach((plan, settings) -> {
+			String origin = policyProperty(name) + ".plans." + plan;
+			if (plans.containsKey(plan.toLowerCase(Locale.ROOT))) {
+				throw invalid(origin, "plan '" + plan + "' is defined twice (plan names ignore case)",
+						"Keep one of the plans that differ only in case");
+			}
+			if (settings.algorithm() != null && settings.algorithm() != enforced.algorithm()) {
+				throw invalid(origin + ".algorithm",
+						"a plan cannot change the algorithm (" + enforced.algorithm() + " to " + settings.algorithm()
+								+ "): every plan draws from the same bucket per identity",
+						"Remove it; a plan may change capacity, refill-tokens and period");
+			}
+			long capacity = (settings.capacity() != null) ? settings.capacity() : enforced.capacity();
+			long refill = (settings.refillTokens() != null) ? settings.refillTokens()
+					: (settings.capacity() != null ? 0 : enforced.refillTokens());
+			Duration period = (settings.period() != null) ? settings.period() : enforced.period();
+			if (enforced.isCalendar() && settings.period() != null) {
+				throw invalid(origin + ".period",
+						"a plan cannot change the window of a calendar quota, the calendar " + spelled(enforced.calendar())
+								+ ": every plan draws from the same bucket per identity",
+						"Remove it and change the capacity instead");
+			}
+			if (!AlgorithmSpec.of(enforced.algorithm()).planMayChangePeriod() && !period.equals(enforced.period())) {
+				throw invalid(origin + ".period",
+						"a plan of a " + enforced.algorithm() + " policy cannot change the period "
+								+ enforced.period() + ": its counters belong to windows of that length",
+						"Remove it and change the capacity instead, or use " + algorithmsWhosePlansMayChangeThePeriod());
+			}
+			if (capacity <= 0) {
+				throw invalid(origin + ".capacity", "capacity must be positive: " + capacity,
+						"Set a capacity of at least 1");
+			}
+			if (cost > capacity) {
+				throw invalid(origin + ".capacity", "cost " + cost + " can never be admitted by capacity " + capacity,
+						"Give the plan a capacity of at least the cost");
+			}
+			if (refill < 0) {
+				throw invalid(origin + ".refill-tokens", "refill-tokens must not be negative: " + refill,
+						"Use 0 (refill the capacity) or a positive number");
+			}
+			try {
+				plans.put(plan.toLowerCase(Locale.ROOT), new RateLimit(name, enforced.algorithm(), capacity, refill,
+						period, enforced.failMode(), enforced.shadow(), enforced.calendar(), enforced.timeZone()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid(origin, ex.getMessage(),
+						"Give the plan a positive capacity and a period of at least 1ms");
+			}
+		});
+		return plans;
+	}
+
+	/** Where each value of a limit came from, by property. */
+	private Map<String, String> sources(String name, LimitSettings inline, String origin, boolean inlineWins) {
+		Origins origins = new Origins(name, this.policies.get(name), inline, inlineWins, origin);
+		Map<String, String> sources = new LinkedHashMap<>();
+		sources.put("algorithm", origins.source(LimitSettings::algorithm, "algorithm"));
+		sources.put("capacity", origins.source(LimitSettings::capacity, "capacity"));
+		sources.put("refillTokens", origins.source(LimitSettings::refillTokens, "refill-tokens"));
+		sources.put("period", origins.source(LimitSettings::period, "period"));
+		sources.put("cost", origins.source(LimitSettings::cost, "cost"));
+		sources.put("key", origins.source((settings) -> settings.key().isEmpty() ? null : settings.key(), "key"));
+		sources.put("keyExpression", origins.source(LimitSettings::keyExpression, "key-expression"));
+		sources.put("failMode", origins.source(LimitSettings::failMode, "fail-mode"));
+		sources.put("shadow", origins.source(LimitSettings::shadow, "shadow"));
+		sources.put("calendar", origins.source(LimitSettings::calendar, "calendar"));
+		sources.put("timeZone", origins.source(LimitSettings::timeZone, "time-zone"));
+		return sources;
+	}
+
+	/** As properties spell them, such as {@code token-bucket or sliding-window-log}. */
+	private static String algorithmsWhosePlansMayChangeThePeriod() {
+		List<String> names = AlgorithmSpec.all()
+			.stream()
+			.filter(AlgorithmSpec::planMayChangePeriod)
+			.map((spec) -> spec.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-'))
+			.toList();
+		return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
+	}
+
+	/** As properties spell an enum constant, such as {@code fixed-window}. */
+	private static String spelled(Enum<?> value) {
+		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {
+		return new RateLimitConfigurationException(origin, reason, action);
+	}
+
+	private static String describe(RateLimit limit) {
+		return limit.algorithm() + " capacity=" + limit.capacity() + " refill-tokens=" + limit.refillTokens()
+				+ " period=" + limit.period() + " fail-mode=" + limit.failMode() + " shadow=" + limit.shadow()
+				+ (limit.isCalendar() ? " calendar=" + limit.calendar() + " time-zone=" + limit.timeZone() : "");
+	}
+
+	private record Resolved(RateLimit limit, String origin) {
+	}
+
+	private record Place(String name, String origin) {
+	}
+
+	private record Claim(LimitDefinition definition, Map<String, String> sources, Set<String> routes) {
+	}
+
+	/** Names the property a bad value came from: the policy if it set it, else the inline origin. */
+	private record Origins(String name, LimitSettings policy, LimitSettings settings, boolean inlineWins,
+			String inline) {
+
+		String of(Function<LimitSettings, Object> value, String property) {
+			if (fromPolicy(value)) {
+				return policyProperty(this.name) + "." + property;
+			}
+			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property
+					: this.inline + " (" + property + ")";
+		}
+
+		/** The property that set a value, {@code annotation}, or {@code default} when nothing did. */
+		String source(Function<LimitSettings, Object> value, String property) {
+			if (fromPolicy(value)) {
+				return policyProperty(this.name) + "." + property;
+			}
+			if (value.apply(this.settings) == null) {
+				return ResolvedLimit.DEFAULT;
+			}
+			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property : ResolvedLimit.ANNOTATION;
+		}
+
+		private boolean fromPolicy(Function<LimitSettings, Object> value) {
+			return this.policy != null && value.apply(this.policy) != null
+					&& !(this.inlineWins && value.apply(this.settings) != null);
+		}
+
+	}
+
+}

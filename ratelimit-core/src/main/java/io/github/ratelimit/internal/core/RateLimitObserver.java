@@ -1,0 +1,58 @@
+package io.github.ratelimit.internal.core;
+
+import java.util.List;
+
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimitResult;
+
+/**
+ * Sees what the limiter decides and how its stores behave; metrics are one observer.
+ * Observers must be fast and must not throw: they run on the request's thread.
+ */
+public interface RateLimitObserver {
+
+	/** An observer that ignores everything. */
+	RateLimitObserver NONE = new RateLimitObserver() {
+	};
+
+	/**
+	 * Called after the limits of one request (or one stage of it) were decided.
+	 * @param result the decisions, with the store that made them
+	 * @param nanos how long the store took to decide
+	 */
+	default void decided(RateLimitResult result, long nanos) {
+	}
+
+	/**
+	 * Called after the limits of one request (or one stage of it) were decided, with what
+	 * was asked: the decision at each index of {@code result} answers the acquisition at
+	 * the same index, which names the bucket (limit and identity) and the cost. The
+	 * limiter calls this method; by default it calls {@link #decided(RateLimitResult, long)},
+	 * which is all that observers that never look at identities (metrics) implement.
+	 * @param acquisitions the acquisitions decided, one per decision
+	 * @param result the decisions, with the store that made them
+	 * @param nanos how long the store took to decide
+	 */
+	default void decided(List<Acquisition> acquisitions, RateLimitResult result, long nanos) {
+		decided(result, nanos);
+	}
+
+	/**
+	 * Called when what admitted decisions charged is given back: a later stage of the
+	 * same request rejected it, or a caller waiting for its slot is gone. Those decisions
+	 * were reported to {@link #decided(List, RateLimitResult, long)} as admitted when they were made.
+	 * @param acquisitions the acquisitions whose cost is given back, one per decision
+	 * @param decided the result that admitted them, with the store that decided
+	 */
+	default void refunded(List<Acquisition> acquisitions, RateLimitResult decided) {
+	}
+
+	/**
+	 * Called when a call to a store failed or timed out (the fallback then decides).
+	 * @param store the store name ({@code redis})
+	 * @param failure the failure
+	 */
+	default void storeFailed(String store, Throwable failure) {
+	}
+
+}

@@ -1,0 +1,412 @@
+package io.github.ratelimit.internal.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import org.springframework.aop.support.AopUtils;
+
+import io.github.ratelimit.PlanResolver;
+import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.internal.core.AlgorithmSpec;
+import io.github.ratelimit.internal.core.LimitDefinition;
+import io.github.ratelimit.internal.core.RateLimitWaiter;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.pipeline.AnnotatedLimit;
+import io.github.ratelimit.internal.pipeline.CallContext;
+import io.github.ratelimit.internal.pipeline.CallContextProvider;
+import io.github.ratelimit.internal.pipeline.CallOutcomes;
+import io.github.ratelimit.internal.pipeline.DetachedCallContext;
+import io.github.ratelimit.internal.pipeline.MethodLimits;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimitResult;
+
+/**
+ * Enforces {@code @RateLimited} around method calls on any Spring bean. Every limit of
+ * the call (and, for a web handler, the route limits waiting for the authenticated
+ * principal) is decided in one store call; a rejection throws
+ * {@link RateLimitExceededException}.
+ * <p>
+ * A call whose limits set a {@code maxWait} waits up to the longest of them for its
+ * permit (through a {@link RateLimitWaiter}). A controller method waits only for limits
+ * whose own annotation sets {@code maxWait}, so a policy shared with a background job
+ * never holds servlet threads by itself. Methods returning a {@link CompletionStage} (or
+ * {@link CompletableFuture}) do not hold the calling thread: they are invoked on the
+ * waiter's scheduler once the permit is there, and a rejection after waiting completes
+ * the returned future exceptionally; cancelling it gives the reservation back.
+ * <p>
+ * Limits that count only some outcomes ({@code countExceptions}, {@code countWhen}) take
+ * their permit before the call as every limit does, and are given it back after the call
+ * (when the returned future or publisher completes) if its outcome does not count. On
+ * web handlers the final response status decides instead ({@code countStatuses}), once
+ * the response is final.
+ * <p>
+ * A call whose caller cancels once it runs (a reactive subscriber, a returned future
+ * cancelled) is not settled: its outcome is never known, so limits counting some
+ * outcomes count it; and its work may go on after the cancel (cancelling a
+ * {@code Mono.fromCallable} on {@code boundedElastic} does not stop a callable that
+ * ignores interrupts, {@code CompletableFuture.cancel} interrupts nothing), so its
+ * concurrency permits are held until their lease expires rather than let more calls run
+ * than the limit allows.
+ */
+public final class RateLimitedMethodInterceptor implements MethodInterceptor {
+
+	private final MethodLimits limits;
+
+	private final RateLimiter limiter;
+
+	private final CallContextProvider contexts;
+
+	private final RateLimitWaiter waiter;
+
+	private final PlanResolver plans;
+
+	/**
+	 * Creates an interceptor.
+	 * @param limits the limits of annotated methods
+	 * @param limiter decides
+	 * @param contexts tells whether a call runs in a web request
+	 * @param waiter waits for permits of calls whose limits set a {@code maxWait}
+	 * @param plans finds the plan of a call, for limits whose policy has plans
+	 */
+	public RateLimitedMethodInterceptor(MethodLimits limits, RateLimiter limiter, CallContextProvider contexts,
+			RateLimitWaiter waiter, PlanResolver plans) {
+		this.limits = limits;
+		this.limiter = limiter;
+		this.contexts = contexts;
+		this.waiter = waiter;
+		this.plans = plans;
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
+		List<AnnotatedLimit> limits = this.limits.find(invocation.getMethod(), targetClass);
+		if (limits.isEmpty()) {
+			return invocation.proceed();
+		}
+		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		if (this.contexts.limitsElsewhere(method)) {
+			return invocation.proceed();
+		}
+		if (ReactiveCalls.returnsPublisher(method)) {
+			// each subscription is one call, decided when it subscribes, for its subscriber's principal
+			return ReactiveCalls.limited(method, invocation, (principal) -> bind(limits, method,
+					invocation.getArguments(), DetachedCallContext.of(principal), null), this.limiter, this.waiter, this);
+		}
+		CallContext context = this.contexts.current();
+		String route = context.handlerRouteName(method);
+		Bound bound = bind(limits, method, invocation.getArguments(), context, route);
+		List<Acquisition> acquisitions = bound.acquisitions();
+		Duration maxWait = bound.maxWait();
+		if (!maxWait.isZero()) {
+			boolean handler = route != null;
+			return returnsCompletionStage(method) ? invokeWhenPermitted(invocation, bound, maxWait, context, handler)
+					: invokeAfterWaiting(invocation, bound, maxWait, context, handler);
+		}
+		RateLimitResult result = this.limiter.acquire(acquisitions);
+		if (!result.allowed()) {
+			context.rejected(result, route != null);
+			throw new RateLimitExceededException(result.decisions());
+		}
+		context.allowed(acquisitions, result);
+		result.awaitDelay();
+		return proceedCounting(invocation, bound, result);
+	}
+
+	/**
+	 * Proceeds, then gives back the permits of limits that do not count the call's
+	 * outcome: when it returns or throws, or, for a returned {@link CompletionStage}, when
+	 * that completes.
+	 */
+	private Object proceedCounting(MethodInvocation invocation, Bound bound, RateLimitResult result)
+			throws Throwable {
+		if (bound.outcomes().isEmpty()) {
+			return invocation.proceed();
+		}
+		Object value;
+		try {
+			value = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			settleThrown(bound, result, ex);
+			throw ex;
+		}
+		if (value instanceof CompletionStage<?> stage && returnsCompletionStage(invocation.getMethod())) {
+			// observed on the side: the caller keeps the very future the method returned
+			stage.whenComplete((completed, failure) -> {
+				if (isCancelled(stage)) {
+					// the caller went away, maybe not the work: the call keeps its permits
+					return;
+				}
+				if (failure != null) {
+					settleThrown(bound, result, unwrap(failure));
+				}
+				else {
+					settleReturned(bound, result, invocation, completed);
+				}
+			});
+			return value;
+		}
+		settleReturned(bound, result, invocation, value);
+		return value;
+	}
+
+	/** Gives back the permits of limits that do not count a call that threw. */
+	void settleThrown(Bound bound, RateLimitResult result, Throwable failure) {
+		settleThrown(bound, result, failure, false);
+	}
+
+	/**
+	 * Gives back the permits of limits that do not count a call that threw; without
+	 * waiting for the store when {@code async} (a reactive call, maybe on an event loop).
+	 */
+	void settleThrown(Bound bound, RateLimitResult result, Throwable failure, boolean async) {
+		for (Counted counted : bound.outcomes()) {
+			if (!counted.outcomes().countsThrown(failure)) {
+				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
+			}
+		}
+	}
+
+	/** Gives back the permits of limits that do not count a call that returned {@code value}. */
+	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value) {
+		settleReturned(bound, result, invocation, value, false);
+	}
+
+	/**
+	 * Gives back the permits of limits that do not count a call that returned
+	 * {@code value}; without waiting for the store when {@code async}.
+	 */
+	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value,
+			boolean async) {
+		for (Counted counted : bound.outcomes()) {
+			boolean counts;
+			try {
+				counts = counted.outcomes().countsReturned(invocation.getMethod(), invocation.getArguments(), value);
+			}
+			catch (RuntimeException ex) {
+				// a condition that cannot be evaluated keeps the charge: failing safe is counting
+				counts = true;
+			}
+			if (!counts) {
+				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
+			}
+		}
+	}
+
+	/**
+	 * The acquisitions a decision admitted, which alone took something to give back: a
+	 * shadow limit (a candidate) that rejected took nothing.
+	 * @param acquisitions the acquisitions of a call
+	 * @param result the decision, one per acquisition in order
+	 * @return those admitted
+	 */
+	static List<Acquisition> admitted(List<Acquisition> acquisitions, RateLimitResult result) {
+		return admitted(acquisitions, acquisitions, result);
+	}
+
+	/** The acquisitions among {@code some} of {@code all} (decided in that order) that were admitted. */
+	private static List<Acquisition> admitted(List<Acquisition> some, List<Acquisition> all, RateLimitResult result) {
+		List<Acquisition> admitted = new ArrayList<>(some.size());
+		for (Acquisition acquisition : some) {
+			for (int i = 0; i < all.size() && i < result.decisions().size(); i++) {
+				if (all.get(i) == acquisition) {
+					if (result.decisions().get(i).allowed()) {
+						admitted.add(acquisition);
+					}
+					break;
+				}
+			}
+		}
+		return admitted;
+	}
+
+	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async) {
+		if (acquisitions.isEmpty()) {
+			return;
+		}
+		if (async) {
+			// completes in the background; a refund the store fails is dropped and counted
+			this.limiter.refundAsync(acquisitions, result);
+			return;
+		}
+		try {
+			this.limiter.refund(acquisitions, result);
+		}
+		catch (RuntimeException ex) {
+			// the call's own outcome stands; the store logs and counts its failures
+		}
+	}
+
+	/** Binds every limit of a call to its identity and plan, with the longest wait they allow. */
+	private Bound bind(List<AnnotatedLimit> limits, Method method, Object[] args, CallContext context, String route) {
+		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
+		List<Counted> outcomes = List.of();
+		Duration maxWait = Duration.ZERO;
+		String plan = null;
+		boolean planResolved = false;
+		for (AnnotatedLimit limit : limits) {
+			LimitDefinition definition = this.limits.definition(limit, limit.nameFor(route, method));
+			String identity = this.limits.identity(limit, definition, method, args, context);
+			if (!planResolved && !definition.plans().isEmpty()) {
+				plan = this.plans.resolve(context.principal());
+				planResolved = true;
+			}
+			List<Acquisition> limited = definition.acquisitions(identity, plan);
+			if (route != null) {
+				// a handler's outcome is its response status, known once the response is final
+				context.countOnly(limited, definition.countStatuses());
+			}
+			else if (AlgorithmSpec.of(definition.limit().algorithm()).heldInFlight()) {
+				// a concurrency limit's permits are held while the call runs
+				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
+				outcomes.add(new Counted(limited, CallOutcomes.NONE));
+			}
+			else if (!limit.outcomes().countsAll()) {
+				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
+				outcomes.add(new Counted(limited, limit.outcomes()));
+			}
+			acquisitions.addAll(limited);
+			// a handler waits only when its own annotation asks for it
+			if ((route == null || limit.settings().maxWait() != null) && definition.maxWait().compareTo(maxWait) > 0) {
+				maxWait = definition.maxWait();
+			}
+		}
+		if (route != null) {
+			acquisitions.addAll(context.takeDeferredAcquisitions());
+		}
+		return new Bound(acquisitions, maxWait, outcomes);
+	}
+
+	/**
+	 * The limits of one call bound to its identities.
+	 *
+	 * @param acquisitions the acquisitions
+	 * @param maxWait the longest wait for a permit
+	 * @param outcomes the limits among them that count only some outcomes of the call
+	 */
+	record Bound(List<Acquisition> acquisitions, Duration maxWait, List<Counted> outcomes) {
+	}
+
+	/**
+	 * The acquisitions of one limit that counts only some outcomes of a call.
+	 *
+	 * @param acquisitions the limit's acquisitions (with its candidate's)
+	 * @param outcomes the outcomes that count
+	 */
+	record Counted(List<Acquisition> acquisitions, CallOutcomes outcomes) {
+	}
+
+	private Object invokeAfterWaiting(MethodInvocation invocation, Bound bound, Duration maxWait,
+			CallContext context, boolean handler) throws Throwable {
+		List<Acquisition> acquisitions = bound.acquisitions();
+		RateLimitResult result = this.waiter.acquire(acquisitions, maxWait);
+		if (!result.allowed()) {
+			context.rejected(result, handler);
+			throw new RateLimitExceededException(result.decisions());
+		}
+		context.allowed(acquisitions, result);
+		return proceedCounting(invocation, bound, result);
+	}
+
+	private Object invokeWhenPermitted(MethodInvocation invocation, Bound bound, Duration maxWait,
+			CallContext context, boolean handler) throws Throwable {
+		List<Acquisition> acquisitions = bound.acquisitions();
+		CompletableFuture<RateLimitResult> permit = this.waiter.acquireAsync(acquisitions, maxWait);
+		if (permit.isDone()) {
+			// no wait: decided on this thread, answered as without maxWait
+			RateLimitResult result;
+			try {
+				result = permit.join();
+			}
+			catch (CompletionException ex) {
+				throw unwrap(ex);
+			}
+			if (!result.allowed()) {
+				context.rejected(result, handler);
+				throw new RateLimitExceededException(result.decisions());
+			}
+			context.allowed(acquisitions, result);
+			return proceedCounting(invocation, bound, result);
+		}
+		CompletableFuture<Object> call = new CompletableFuture<>();
+		permit.whenComplete((result, failure) -> {
+			if (failure != null) {
+				call.completeExceptionally(unwrap(failure));
+			}
+			else if (!result.allowed()) {
+				context.rejected(result, handler);
+				call.completeExceptionally(new RateLimitExceededException(result.decisions()));
+			}
+			else if (call.isDone()) {
+				// cancelled as the slot came: the method does not run, so its permit is not used
+				this.limiter.refund(acquisitions, result);
+			}
+			else {
+				context.allowed(acquisitions, result);
+				proceedInto(invocation, call, bound, result);
+			}
+		});
+		call.whenComplete((value, failure) -> {
+			if (call.isCancelled()) {
+				permit.cancel(false);
+			}
+		});
+		return call;
+	}
+
+	/** Proceeds on this (scheduler) thread, exposing the invocation to advice further down the chain. */
+	private void proceedInto(MethodInvocation invocation, CompletableFuture<Object> call, Bound bound,
+			RateLimitResult permit) {
+		try {
+			Object value = ExposeInvocationInterceptor.INSTANCE.invoke(invocation);
+			if (value == null) {
+				settleReturned(bound, permit, invocation, null);
+				call.complete(null);
+				return;
+			}
+			CompletionStage<?> stage = (CompletionStage<?>) value;
+			stage.whenComplete((result, failure) -> {
+				if (failure != null) {
+					if (!isCancelled(stage)) {
+						settleThrown(bound, permit, unwrap(failure));
+					}
+					call.completeExceptionally(unwrap(failure));
+				}
+				else {
+					settleReturned(bound, permit, invocation, result);
+					call.complete(result);
+				}
+			});
+		}
+		catch (Throwable ex) {
+			settleThrown(bound, permit, ex);
+			call.completeExceptionally(ex);
+		}
+	}
+
+	/** Whether a returned stage was cancelled: its outcome is unknown, its work maybe still running. */
+	private static boolean isCancelled(CompletionStage<?> stage) {
+		return stage instanceof Future<?> future && future.isCancelled();
+	}
+
+	private static boolean returnsCompletionStage(Method method) {
+		Class<?> type = method.getReturnType();
+		return CompletionStage.class.isAssignableFrom(type) && type.isAssignableFrom(CompletableFuture.class);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+}

@@ -1,0 +1,181 @@
+package io.github.ratelimit.internal.aop;
+
+import java.lang.reflect.Method;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.security.core.context.ReactiveSecurityContextHolder;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.util.ClassUtils;
+
+import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.internal.core.RateLimitWaiter;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.store.RateLimitResult;
+
+/**
+ * Limits methods returning a {@code Mono} or {@code Flux}: each subscription is one call,
+ * decided when it subscribes (not when the publisher is assembled), for the principal of
+ * the subscriber's reactive security context; a rejection is signalled as a
+ * {@link RateLimitExceededException} error. A subscriber that cancels before the call
+ * runs (while it is decided, or waits for its drain slot) gets back what was granted; one
+ * that cancels once the call runs keeps every permit it took.
+ */
+final class ReactiveCalls {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			ReactiveCalls.class.getClassLoader());
+
+	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
+			"org.springframework.security.core.context.ReactiveSecurityContextHolder",
+			ReactiveCalls.class.getClassLoader());
+
+	private ReactiveCalls() {
+	}
+
+	static boolean returnsPublisher(Method method) {
+		return REACTOR_PRESENT && Reactor.isMonoOrFlux(method.getReturnType());
+	}
+
+	static Object limited(Method method, MethodInvocation invocation,
+			Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter, RateLimitWaiter waiter,
+			RateLimitedMethodInterceptor outcomes) {
+		return Reactor.limited(method, invocation, bind, limiter, waiter, outcomes);
+	}
+
+	private static final class Reactor {
+
+		static boolean isMonoOrFlux(Class<?> type) {
+			return Mono.class.isAssignableFrom(type) || Flux.class.isAssignableFrom(type);
+		}
+
+		static Object limited(Method method, MethodInvocation invocation,
+				Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter,
+				RateLimitWaiter waiter, RateLimitedMethodInterceptor outcomes) {
+			Mono<Permit> permit = principal().flatMap((principal) -> {
+				RateLimitedMethodInterceptor.Bound bound = bind.apply(principal.orElse(null));
+				if (bound.maxWait().isZero()) {
+					return Mono.defer(() -> {
+						CompletableFuture<RateLimitResult> decided = limiter.acquireAsync(bound.acquisitions(), 0)
+							.toCompletableFuture();
+						// a subscriber gone before the decision arrived keeps nothing it grants; once the
+						// decision is handed on, the call's own settlement gives back
+						AtomicBoolean handedOn = new AtomicBoolean();
+						return Mono.fromFuture(decided, true).doOnNext((result) -> handedOn.set(true)).doOnCancel(() -> {
+							if (!handedOn.get()) {
+								decided.thenAccept((result) -> giveBackAdmitted(limiter, bound, result));
+							}
+						}).map((result) -> new Permit(bound, result));
+					});
+				}
+				// the waiter decides on the calling thread: keep that off the event loop
+				return Mono.fromCompletionStage(() -> waiter.acquireAsync(bound.acquisitions(), bound.maxWait()))
+					.subscribeOn(Schedulers.boundedElastic())
+					.map((result) -> new Permit(bound, result));
+			}).flatMap((taken) -> {
+				RateLimitResult result = taken.result();
+				if (!result.allowed()) {
+					return Mono.error(new RateLimitExceededException(result.decisions()));
+				}
+				long delay = result.delayMicros();
+				if (delay <= 0) {
+					return Mono.just(taken);
+				}
+				// a subscriber gone while the call waits for its slot gives the slot back
+				AtomicBoolean handedOn = new AtomicBoolean();
+				return Mono.delay(Duration.ofNanos(delay * 1_000))
+					.thenReturn(taken)
+					.doOnNext((permitted) -> handedOn.set(true))
+					.doOnCancel(() -> {
+						if (!handedOn.get()) {
+							giveBackAdmitted(limiter, taken.bound(), result);
+						}
+					});
+			});
+			if (Mono.class.isAssignableFrom(method.getReturnType())) {
+				return permit.flatMap((taken) -> {
+					Mono<Object> call = Mono.defer(() -> Mono.from(proceed(invocation)));
+					if (taken.bound().outcomes().isEmpty()) {
+						return call;
+					}
+					// the outcome of a Mono is its value (null when empty) or its error. A subscriber
+					// that cancels first leaves the outcome unknown and the work maybe running: the
+					// call keeps its permits (see RateLimitedMethodInterceptor)
+					return call
+						.doOnSuccess((value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation,
+								value, true))
+						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
+				});
+			}
+			return permit.flatMapMany((taken) -> {
+				Flux<Object> call = Flux.defer(() -> proceed(invocation));
+				if (taken.bound().outcomes().isEmpty()) {
+					return call;
+				}
+				// a Flux's outcome is its completion (#result is null) or its error; a cancelled
+				// call keeps its permits, as a Mono's does
+				return call
+					.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true))
+					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
+			});
+		}
+
+		/** Gives back, without waiting, what a decision admitted for a call that will not run. */
+		private static void giveBackAdmitted(RateLimiter limiter, RateLimitedMethodInterceptor.Bound bound,
+				RateLimitResult result) {
+			if (result.allowed()) {
+				limiter.refundAsync(RateLimitedMethodInterceptor.admitted(bound.acquisitions(), result), result);
+			}
+		}
+
+		/** A call's limits with the decision that admitted it. */
+		private record Permit(RateLimitedMethodInterceptor.Bound bound, RateLimitResult result) {
+		}
+
+		/** Proceeds on a copy of the invocation: every subscription runs the rest of the chain again. */
+		@SuppressWarnings("unchecked")
+		private static Publisher<Object> proceed(MethodInvocation invocation) {
+			try {
+				MethodInvocation copy = (invocation instanceof ProxyMethodInvocation proxy) ? proxy.invocableClone()
+						: invocation;
+				Object value = copy.proceed();
+				return (value != null) ? (Publisher<Object>) value : Mono.empty();
+			}
+			catch (Throwable ex) {
+				return Mono.error(ex);
+			}
+		}
+
+		private static Mono<Optional<Principal>> principal() {
+			if (!SECURITY_PRESENT) {
+				return Mono.just(Optional.empty());
+			}
+			return SecurityPrincipal.current();
+		}
+
+	}
+
+	/** Kept apart so that applications without Spring Security never load its types. */
+	private static final class SecurityPrincipal {
+
+		static Mono<Optional<Principal>> current() {
+			return ReactiveSecurityContextHolder.getContext()
+				.map(SecurityContext::getAuthentication)
+				.map((authentication) -> Optional.<Principal>of(authentication))
+				.defaultIfEmpty(Optional.empty());
+		}
+
+	}
+
+}

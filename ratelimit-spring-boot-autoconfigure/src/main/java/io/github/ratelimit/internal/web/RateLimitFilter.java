@@ -1,0 +1,111 @@
+package io.github.ratelimit.internal.web;
+
+import java.io.IOException;
+import java.util.List;
+
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import io.github.ratelimit.internal.pipeline.RequestLimits;
+import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.pipeline.RouteLimit;
+import io.github.ratelimit.store.Acquisition;
+
+/**
+ * Enforces {@code ratelimit.routes}. Runs before Spring Security, so route limits keyed on
+ * the client IP, a tenant or nothing also hold for requests Spring Security answers
+ * itself (form login, failed authentication). Route limits keyed on the principal wait
+ * for the handler, after authentication, and are decided there together with the
+ * handler's own limits.
+ * <p>
+ * Once the response status is final (when the chain returns, or when an asynchronous
+ * request completes), limits that count only some statuses are given back what they
+ * consumed for a request answered otherwise.
+ */
+public class RateLimitFilter extends OncePerRequestFilter {
+
+	/** Default order: just before Spring Security's filter chain (order -100). */
+	public static final int DEFAULT_ORDER = -110;
+
+	private final RequestRateLimiter limiter;
+
+	/**
+	 * Creates a filter.
+	 * @param limiter the request limiter
+	 */
+	public RateLimitFilter(RequestRateLimiter limiter) {
+		this.limiter = limiter;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		if (this.limiter.hasRoutes()) {
+			ServletRateLimitRequest view = new ServletRateLimitRequest(request);
+			List<RouteLimit> matched = this.limiter.matchRoutes(view);
+			// a request no route matches gets no state: nothing to record, settle or give back
+			if (!matched.isEmpty()) {
+				RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
+				List<Acquisition> now = this.limiter.routeStage(view, matched, state);
+				if (!now.isEmpty() && !ServletRateLimitRequest.apply(this.limiter.decide(now, state), state, response,
+						this.limiter)) {
+					return;
+				}
+			}
+		}
+		boolean completed = false;
+		try {
+			chain.doFilter(request, response);
+			completed = true;
+		}
+		finally {
+			settle(request, response, completed);
+		}
+	}
+
+	/**
+	 * Gives back what limits that do not count the final status consumed: now, or when an
+	 * asynchronous request completes. An exception escaping the chain becomes a 500.
+	 */
+	private void settle(HttpServletRequest request, HttpServletResponse response, boolean completed) {
+		RequestLimits state = ServletRateLimitRequest.state(request);
+		if (state == null || !state.countsByStatus()) {
+			return;
+		}
+		if (completed && request.isAsyncStarted()) {
+			request.getAsyncContext().addListener(new AsyncListener() {
+
+				@Override
+				public void onComplete(AsyncEvent event) {
+					HttpServletResponse completedResponse = (event.getSuppliedResponse() instanceof HttpServletResponse supplied)
+							? supplied : response;
+					RateLimitFilter.this.limiter.settle(state, completedResponse.getStatus());
+				}
+
+				@Override
+				public void onTimeout(AsyncEvent event) {
+				}
+
+				@Override
+				public void onError(AsyncEvent event) {
+				}
+
+				@Override
+				public void onStartAsync(AsyncEvent event) {
+					// a new asynchronous cycle: listen to it too
+					event.getAsyncContext().addListener(this);
+				}
+
+			});
+			return;
+		}
+		this.limiter.settle(state, completed ? response.getStatus() : HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+	}
+
+}

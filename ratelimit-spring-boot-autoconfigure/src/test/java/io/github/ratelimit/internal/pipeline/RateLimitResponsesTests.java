@@ -1,0 +1,121 @@
+package io.github.ratelimit.internal.pipeline;
+
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
+import io.github.ratelimit.FailMode;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitDecision;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitResponsesTests {
+
+	private static final RateLimit ORDERS = new RateLimit("orders", Algorithm.FIXED_WINDOW, 10, 0,
+			Duration.ofMinutes(1));
+
+	private static final RateLimit BURST = new RateLimit("burst", Algorithm.TOKEN_BUCKET, 5, 5, Duration.ofSeconds(1));
+
+	private static final RateLimit CANDIDATE = new RateLimit("orders" + RateLimit.CANDIDATE_SUFFIX,
+			Algorithm.SLIDING_WINDOW_COUNTER, 20, 0, Duration.ofMinutes(1), FailMode.OPEN, true);
+
+	private final RateLimitResponses writer = new RateLimitResponses(HeaderStyle.IETF);
+
+	@Test
+	void advertisesOneDecisionAlone() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
+		// a name is an sf-string in both headers, escaped
+		RateLimit quoted = RateLimit.of("GET /say/\"hi\"", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(10));
+		this.writer.headers(List.of(allowed(quoted, 4, 2_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"GET /say/\\\"hi\\\"\";q=5;w=10");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"GET /say/\\\"hi\\\"\";r=4;t=2");
+	}
+
+	@Test
+	void policyFollowsThePlanAndTheCalendarWindowOfEachDecisionOfOneLimit() {
+		RateLimit free = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
+		RateLimit pro = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
+		RateLimit daily = RateLimit.calendar("daily", 100, CalendarPeriod.DAY, ZoneId.of("Europe/Berlin"));
+		long hour = 3_600_000_000L;
+		for (int round = 0; round < 2; round++) {
+			assertThat(policy(allowed(free, 9, 6_000_000))).isEqualTo("\"orders\";q=10;w=60");
+			assertThat(policy(allowed(pro, 99, 600_000))).isEqualTo("\"orders\";q=100;w=60");
+			assertThat(policy(new RateLimitDecision(daily, true, 99, hour, 0, 0, 23 * hour)))
+				.isEqualTo("\"daily\";q=100;w=82800");
+			assertThat(policy(new RateLimitDecision(daily, true, 99, hour, 0, 0, 24 * hour)))
+				.isEqualTo("\"daily\";q=100;w=86400");
+		}
+	}
+
+	@Test
+	void namesBeyondTheCacheBoundAreRenderedEachTimeAndNotKept() {
+		int names = RateLimitResponses.MAX_CACHED_NAMES + 50;
+		for (int round = 0; round < 2; round++) {
+			for (int i = 0; i < names; i++) {
+				RateLimit limit = RateLimit.of("route-" + i, Algorithm.FIXED_WINDOW, 10 + round, Duration.ofMinutes(1));
+				MockHttpServletResponse response = new MockHttpServletResponse();
+				this.writer.headers(List.of(allowed(limit, 3, 2_000_000)), response::setHeader);
+				assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"route-" + i + "\";q=" + (10 + round) + ";w=60");
+				assertThat(response.getHeader("RateLimit")).isEqualTo("\"route-" + i + "\";r=3;t=2");
+			}
+		}
+		assertThat(this.writer.cachedNames()).isEqualTo(RateLimitResponses.MAX_CACHED_NAMES);
+	}
+
+	private String policy(RateLimitDecision decision) {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(decision), response::setHeader);
+		return response.getHeader("RateLimit-Policy");
+	}
+
+	@Test
+	void advertisesEveryLimitInOrderAndEachItemOnce() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(ORDERS, 7, 30_000_000), allowed(BURST, 3, 400_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60, \"burst\";q=5;w=1");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30, \"burst\";r=3;t=1");
+	}
+
+	@Test
+	void advertisesTheLengthOfTheCalendarWindowTheDecisionWasTakenIn() {
+		RateLimit daily = RateLimit.calendar("daily", 100, CalendarPeriod.DAY, ZoneId.of("Europe/Berlin"));
+		long hour = 3_600_000_000L;
+		// the day summer time begins, an hour and a half before midnight
+		RateLimitDecision rejected = new RateLimitDecision(daily, false, 0, 90 * 60_000_000L, 90 * 60_000_000L, 0,
+				23 * hour);
+		ProblemResponse problem = this.writer.rejection(List.of(rejected));
+		assertThat(problem.headers()).containsEntry("RateLimit-Policy", "\"daily\";q=100;w=82800")
+			.containsEntry("RateLimit", "\"daily\";r=0;t=5400")
+			.containsEntry("Retry-After", "5400");
+	}
+
+	@Test
+	void neverAdvertisesACandidate() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(CANDIDATE, 19, 1_000_000), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"orders\";q=10;w=60");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"orders\";r=7;t=30");
+	}
+
+	@Test
+	void writesNoHeaderWhenOnlyCandidatesDecided() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		this.writer.headers(List.of(allowed(CANDIDATE, 19, 1_000_000)), response::setHeader);
+		assertThat(response.getHeaderNames()).isEmpty();
+	}
+
+	private static RateLimitDecision allowed(RateLimit limit, long remaining, long resetMicros) {
+		return new RateLimitDecision(limit, true, remaining, resetMicros, 0, 0);
+	}
+
+}

@@ -1,0 +1,19 @@
+package io.github.ratelimit.internal.redis;
+
+import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * The lease contract with the hash-per-slot key layout: the local-first mode leases token
+ * buckets kept as hash fields as it leases keys.
+ */
+class RedisHashPerSlotLeasingTests extends RedisLeasingTests {
+
+	@Override
+	protected RateLimitStore createStore(MutableClock clock) {
+		RedisTestServer.shared().flushAll();
+		return new RedisRateLimitStore(connectionFactory, "lease:", clock, null,
+				RedisKeyLayout.HASH_PER_SLOT);
+	}
+
+}

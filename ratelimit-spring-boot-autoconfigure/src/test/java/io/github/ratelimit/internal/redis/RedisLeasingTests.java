@@ -1,0 +1,27 @@
+package io.github.ratelimit.internal.redis;
+
+import org.junit.jupiter.api.BeforeAll;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.ratelimit.internal.core.LeasingStoreContractTest;
+import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.store.RateLimitStore;
+
+/** The lease contract on a real Redis server: costs and extras in one script call. */
+class RedisLeasingTests extends LeasingStoreContractTest {
+
+	static LettuceConnectionFactory connectionFactory;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisTestServer.shared().connectionFactory();
+	}
+
+	@Override
+	protected RateLimitStore createStore(MutableClock clock) {
+		RedisTestServer.shared().flushAll();
+		return new RedisRateLimitStore(connectionFactory, "lease:", clock);
+	}
+
+}
