@@ -63,13 +63,8 @@ class DocumentationTests {
 	 * links from elsewhere.
 	 */
 	private static final List<String> README_ANCHORS = List.of("ratelimit-spring-boot", "quick-start-five-minutes",
-			"testing-your-limits", "the-sample-application", "run-it", "orders-one-unnamed-limit-for-every-order-id",
-			"placing-orders-a-policy-from-applicationyml-per-user", "plans-bob-is-on-the-pro-plan",
-			"reports-one-bucket-two-endpoints-different-costs", "login-per-ip-and-per-username",
-			"tenants-fixed-windows-per-x-tenant-id", "a-rate-limited-service-bean-sms",
-			"search-limited-by-applicationyml-alone", "every-request-per-client-address-before-spring-security",
-			"operators-watch-and-reset-limits", "the-reactive-sample", "reference", "ratelimited", "properties",
-			"algorithms", "headers-and-rejections", "keys-and-identities",
+			"compatibility", "testing-your-limits", "the-sample-application", "the-reactive-sample", "reference",
+			"ratelimited", "properties", "algorithms", "headers-and-rejections", "keys-and-identities",
 			"normalise-identities-your-user-store-compares-loosely", "where-limits-are-decided",
 			"reactive-webflux-services", "protecting-logins", "what-guessing-costs", "in-memory-store",
 			"extension-points-and-replaceable-beans", "your-own-store", "failure-behaviour", "shadow-mode",
