@@ -1,5 +1,7 @@
 package io.github.ratelimit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Finds the identity whose bucket a request draws from, before a limit's own key sources
  * ({@code key} of {@code @RateLimited}, {@code ratelimit.default-key}) are asked. Declare
@@ -23,6 +25,6 @@ public interface KeyResolver {
 	 * @return the identity, or {@code null} to leave it to the next resolver and finally
 	 * to the limit's key sources
 	 */
-	String resolve(RateLimitRequest request, String limit);
+	@Nullable String resolve(RateLimitRequest request, String limit);
 
 }

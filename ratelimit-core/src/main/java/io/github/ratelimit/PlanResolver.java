@@ -2,6 +2,8 @@ package io.github.ratelimit;
 
 import java.security.Principal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Finds the plan (tier) of a rate limited call, which picks the plan's values of a policy
  * configured under {@code ratelimit.policies.<name>.plans.<plan>}. The default reads the
@@ -24,6 +26,6 @@ public interface PlanResolver {
 	 * @return the plan name (compared ignoring case), or {@code null} for the policy's
 	 * own values; a plan the policy does not define also gets the policy's own values
 	 */
-	String resolve(Principal principal);
+	@Nullable String resolve(@Nullable Principal principal);
 
 }

@@ -3,6 +3,8 @@ package io.github.ratelimit;
 import java.security.Principal;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An HTTP request as the limiter sees it, whatever web stack carries it (servlet or
  * WebFlux). Key resolvers and the request pipeline read requests only through this view.
@@ -34,7 +36,7 @@ public interface RateLimitRequest {
 	 * @param name the header name, matched ignoring case
 	 * @return the value, or {@code null} when the header is absent
 	 */
-	default String header(String name) {
+	default @Nullable String header(String name) {
 		List<String> values = headers(name);
 		return values.isEmpty() ? null : values.get(0);
 	}
@@ -43,14 +45,14 @@ public interface RateLimitRequest {
 	 * The address of the peer that sent the request: the client, or the last proxy.
 	 * @return the address literal as the server reports it, or {@code null}
 	 */
-	String remoteAddress();
+	@Nullable String remoteAddress();
 
 	/**
 	 * The authenticated principal: with Spring Security its {@code Authentication}.
 	 * Anonymous users have none.
 	 * @return the principal, or {@code null} when nobody is authenticated
 	 */
-	Principal principal();
+	@Nullable Principal principal();
 
 	/**
 	 * The request object of the web stack ({@code HttpServletRequest} or

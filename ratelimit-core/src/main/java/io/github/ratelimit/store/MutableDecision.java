@@ -4,6 +4,8 @@ import java.util.List;
 
 import io.github.ratelimit.internal.core.RateLimiter;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The decision of one limit for one request, written in place. A caller that decides one
  * limit per request on its hot path keeps one of these (per thread, or per request) and
@@ -17,7 +19,7 @@ import io.github.ratelimit.internal.core.RateLimiter;
  */
 public final class MutableDecision {
 
-	private RateLimit limit;
+	private @Nullable RateLimit limit;
 
 	private boolean allowed;
 
@@ -98,7 +100,7 @@ public final class MutableDecision {
 	 * The limit that decided.
 	 * @return the limit, {@code null} before anything was decided
 	 */
-	public RateLimit limit() {
+	public @Nullable RateLimit limit() {
 		return this.limit;
 	}
 

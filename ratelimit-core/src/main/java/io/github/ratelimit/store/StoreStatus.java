@@ -3,6 +3,8 @@ package io.github.ratelimit.store;
 import java.util.List;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a store says about itself, read by metrics, health and the actuator endpoint so
  * that none of them needs to know which classes stand behind the store.
@@ -15,7 +17,7 @@ import java.util.Objects;
  * {@code OPEN}, {@code HALF_OPEN}), or {@code null} when there is none
  * @param buckets the buckets the store keeps in local memory, by role
  */
-public record StoreStatus(String name, String deciding, String circuitBreaker, List<LocalBuckets> buckets) {
+public record StoreStatus(String name, String deciding, @Nullable String circuitBreaker, List<LocalBuckets> buckets) {
 
 	public StoreStatus {
 		Objects.requireNonNull(name, "name must not be null");
