@@ -51,8 +51,10 @@ final class SearchRouteLimiter {
 				: RateLimitObserver.NONE;
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
-		return new RequestRateLimiter(new RateLimiter(store, observer), identities,
-				new RateLimitResponses(HeaderStyle.IETF), List.of(route), null);
+		return RequestRateLimiter.builder(new RateLimiter(store, observer), new RateLimitResponses(HeaderStyle.IETF))
+			.identities(identities)
+			.routes(List.of(route))
+			.build();
 	}
 
 }
