@@ -44,7 +44,7 @@ final class SearchRouteLimiter {
 	static RequestRateLimiter create(String pattern, boolean metrics) {
 		RateLimit limit = RateLimit.of("GET " + pattern, Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000L,
 				Duration.ofSeconds(1));
-		LimitDefinition definition = new LimitDefinition(limit, 1, List.of(KeySource.IP), null);
+		LimitDefinition definition = LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build();
 		RouteLimit route = new RouteLimit(new PathPatternParser().parse(pattern), Set.of("GET"), definition);
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(RateLimitClock.system(), 100_000);
 		RateLimitObserver observer = metrics ? new RateLimitMetrics(new SimpleMeterRegistry(), () -> store)

@@ -87,9 +87,9 @@ class RequestRateLimiterRouteTests {
 		ignoringCase.setCaseSensitive(false);
 		RateLimit limit = RateLimit.of("GET /Health", Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
 		RouteLimit health = new RouteLimit(ignoringCase.parse("/Health"), Set.of(),
-				new LimitDefinition(limit, 1, List.of(KeySource.IP), null));
+				LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build());
 		RouteLimit api = new RouteLimit(ignoringCase.parse("/API/**"), Set.of(),
-				new LimitDefinition(limit, 1, List.of(KeySource.IP), null));
+				LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build());
 
 		RequestRateLimiter limiter = limiter(List.of(health, api));
 
@@ -160,7 +160,7 @@ class RequestRateLimiterRouteTests {
 	private static RouteLimit route(String pattern, KeySource key, Set<String> methods) {
 		RateLimit limit = RateLimit.of("GET " + pattern, Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
 		return new RouteLimit(PathPatternParser.defaultInstance.parse(pattern), methods,
-				new LimitDefinition(limit, 1, List.of(key), null));
+				LimitDefinition.builder(limit).key(List.of(key)).build());
 	}
 
 	private static RequestRateLimiter limiter(List<RouteLimit> routes) {
