@@ -115,8 +115,10 @@ public final class RateLimitAutoConfiguration {
 			RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts, RateLimitWaiter rateLimitWaiter,
 			PlanResolver rateLimitPlanResolver) {
 		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
-		return new RateLimitedMethodInterceptor(rateLimitMethodLimits, rateLimiter, provider, rateLimitWaiter,
-				rateLimitPlanResolver);
+		return RateLimitedMethodInterceptor.builder(rateLimitMethodLimits, rateLimiter, rateLimitWaiter)
+			.contexts(provider)
+			.plans(rateLimitPlanResolver)
+			.build();
 	}
 
 	@Bean

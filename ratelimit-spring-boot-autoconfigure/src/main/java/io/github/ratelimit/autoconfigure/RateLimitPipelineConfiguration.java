@@ -51,8 +51,11 @@ class RateLimitPipelineConfiguration {
 			RateLimitResponses rateLimitResponses, RateLimitProperties properties, LimitResolver rateLimitResolver,
 			PlanResolver rateLimitPlanResolver) {
 		List<RouteLimit> routes = RateLimitRoutesMapper.routes(properties, rateLimitResolver);
-		return new RequestRateLimiter(rateLimiter, requestIdentityResolver, rateLimitResponses, routes,
-				rateLimitPlanResolver);
+		return RequestRateLimiter.builder(rateLimiter, rateLimitResponses)
+			.identities(requestIdentityResolver)
+			.routes(routes)
+			.plans(rateLimitPlanResolver)
+			.build();
 	}
 
 }

@@ -44,15 +44,17 @@ final class SearchRouteLimiter {
 	static RequestRateLimiter create(String pattern, boolean metrics) {
 		RateLimit limit = RateLimit.of("GET " + pattern, Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000L,
 				Duration.ofSeconds(1));
-		LimitDefinition definition = new LimitDefinition(limit, 1, List.of(KeySource.IP), null);
+		LimitDefinition definition = LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build();
 		RouteLimit route = new RouteLimit(new PathPatternParser().parse(pattern), Set.of("GET"), definition);
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(RateLimitClock.system(), 100_000);
 		RateLimitObserver observer = metrics ? new RateLimitMetrics(new SimpleMeterRegistry(), () -> store)
 				: RateLimitObserver.NONE;
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
-		return new RequestRateLimiter(new RateLimiter(store, observer), identities,
-				new RateLimitResponses(HeaderStyle.IETF), List.of(route), null);
+		return RequestRateLimiter.builder(new RateLimiter(store, observer), new RateLimitResponses(HeaderStyle.IETF))
+			.identities(identities)
+			.routes(List.of(route))
+			.build();
 	}
 
 }

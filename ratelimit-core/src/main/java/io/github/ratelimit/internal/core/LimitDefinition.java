@@ -70,70 +70,13 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	}
 
 	/**
-	 * A definition where every request counts.
+	 * Starts a definition of a limit: a cost of 1, the global key, no key expression, no
+	 * candidate, no waiting, no plans, every request counted.
 	 * @param limit the limit
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression, or {@code null}
-	 * @param candidate the candidate, or {@code null}
-	 * @param maxWait longest time a call waits for a permit
-	 * @param plans the limits of plans, by lowercase plan name
+	 * @return the builder
 	 */
-	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-			RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans) {
-		this(limit, cost, key, keyExpression, candidate, maxWait, plans, CountedStatuses.ALL);
-	}
-
-	/**
-	 * A definition without plans.
-	 * @param limit the limit
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression, or {@code null}
-	 * @param candidate the candidate, or {@code null}
-	 * @param maxWait longest time a call waits for a permit
-	 */
-	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-			RateLimit candidate, Duration maxWait) {
-		this(limit, cost, key, keyExpression, candidate, maxWait, Map.of());
-	}
-
-	/**
-	 * A definition that does not wait.
-	 * @param limit the limit
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression, or {@code null}
-	 * @param candidate the candidate, or {@code null}
-	 * @param plans the limits of plans, by lowercase plan name
-	 */
-	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-			RateLimit candidate, Map<String, RateLimit> plans) {
-		this(limit, cost, key, keyExpression, candidate, Duration.ZERO, plans);
-	}
-
-	/**
-	 * A definition that does not wait and has no plans.
-	 * @param limit the limit
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression, or {@code null}
-	 * @param candidate the candidate, or {@code null}
-	 */
-	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-			RateLimit candidate) {
-		this(limit, cost, key, keyExpression, candidate, Duration.ZERO, Map.of());
-	}
-
-	/**
-	 * A definition without a candidate.
-	 * @param limit the limit
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression, or {@code null}
-	 */
-	public LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression) {
-		this(limit, cost, key, keyExpression, null);
+	public static Builder builder(RateLimit limit) {
+		return new Builder(limit);
 	}
 
 	/**
@@ -181,6 +124,111 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	 */
 	public boolean needsPrincipal() {
 		return this.keyExpression != null || this.key.contains(KeySource.PRINCIPAL) || !this.plans.isEmpty();
+	}
+
+	/** Builds a {@link LimitDefinition}. */
+	public static final class Builder {
+
+		private final RateLimit limit;
+
+		private long cost = 1;
+
+		private List<KeySource> key = List.of(KeySource.GLOBAL);
+
+		private String keyExpression;
+
+		private RateLimit candidate;
+
+		private Duration maxWait = Duration.ZERO;
+
+		private Map<String, RateLimit> plans = Map.of();
+
+		private CountedStatuses countStatuses = CountedStatuses.ALL;
+
+		private Builder(RateLimit limit) {
+			this.limit = limit;
+		}
+
+		/**
+		 * Sets the quota units a request consumes.
+		 * @param cost the cost
+		 * @return this builder
+		 */
+		public Builder cost(long cost) {
+			this.cost = cost;
+			return this;
+		}
+
+		/**
+		 * Sets the key chain.
+		 * @param key the key sources in order
+		 * @return this builder
+		 */
+		public Builder key(List<KeySource> key) {
+			this.key = key;
+			return this;
+		}
+
+		/**
+		 * Sets the SpEL expression for the identity.
+		 * @param keyExpression the expression, or {@code null}
+		 * @return this builder
+		 */
+		public Builder keyExpression(String keyExpression) {
+			this.keyExpression = keyExpression;
+			return this;
+		}
+
+		/**
+		 * Sets the limit evaluated beside this one in shadow mode.
+		 * @param candidate the candidate, or {@code null}
+		 * @return this builder
+		 */
+		public Builder candidate(RateLimit candidate) {
+			this.candidate = candidate;
+			return this;
+		}
+
+		/**
+		 * Sets the longest time a call waits for a permit.
+		 * @param maxWait the longest wait; zero means no waiting
+		 * @return this builder
+		 */
+		public Builder maxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+			return this;
+		}
+
+		/**
+		 * Sets the limits of plans.
+		 * @param plans by lowercase plan name, the limit of that plan
+		 * @return this builder
+		 */
+		public Builder plans(Map<String, RateLimit> plans) {
+			this.plans = plans;
+			return this;
+		}
+
+		/**
+		 * Sets the final statuses that count against the limit.
+		 * @param countStatuses the statuses
+		 * @return this builder
+		 */
+		public Builder countStatuses(CountedStatuses countStatuses) {
+			this.countStatuses = countStatuses;
+			return this;
+		}
+
+		/**
+		 * Builds the definition.
+		 * @return the definition
+		 * @throws IllegalArgumentException when it is invalid
+		 */
+		public LimitDefinition build() {
+			return new LimitDefinition(this.limit, this.cost, this.key, this.keyExpression, this.candidate,
+					this.maxWait, this.plans, this.countStatuses);
+		}
+
 	}
 
 }

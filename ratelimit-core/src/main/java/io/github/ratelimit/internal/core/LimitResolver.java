@@ -44,9 +44,8 @@ public final class LimitResolver {
 
 	private final boolean defaultShadow;
 
-	private final Map<String, LimitSettings> candidates;
-
-	private final Map<String, Map<String, LimitSettings>> plans;
+	/** Derives the candidate and the plans of a policy's limit. */
+	private final LimitVariants variants;
 
 	private final Map<String, Resolved> byName = new ConcurrentHashMap<>();
 
@@ -54,22 +53,13 @@ public final class LimitResolver {
 	private final Map<Place, Claim> claims = Collections.synchronizedMap(new LinkedHashMap<>());
 
 	/**
-	 * Creates a resolver.
+	 * Creates a resolver whose limits fail open and are enforced unless they say
+	 * otherwise, with no candidates and no plans; {@link #builder()} sets the rest.
 	 * @param policies the policies by name
 	 * @param defaultKey the key chain of limits that name none
 	 */
 	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey) {
-		this(policies, defaultKey, FailMode.OPEN);
-	}
-
-	/**
-	 * Creates a resolver.
-	 * @param policies the policies by name
-	 * @param defaultKey the key chain of limits that name none
-	 * @param defaultFailMode the fail mode of limits that set none
-	 */
-	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode) {
-		this(policies, defaultKey, defaultFailMode, false);
+		this(builder().policies(policies).defaultKey(defaultKey));
 	}
 
 	/**
@@ -78,46 +68,37 @@ public final class LimitResolver {
 	 * @param defaultKey the key chain of limits that name none
 	 * @param defaultFailMode the fail mode of limits that set none
 	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
-	 */
-	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
-			boolean defaultShadow) {
-		this(policies, defaultKey, defaultFailMode, defaultShadow, Map.of());
-	}
-
-	/**
-	 * Creates a resolver.
-	 * @param policies the policies by name
-	 * @param defaultKey the key chain of limits that name none
-	 * @param defaultFailMode the fail mode of limits that set none
-	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
-	 * @param candidates by policy name, the settings a candidate changes (algorithm,
-	 * capacity, refill tokens, period); the rest is the policy's
-	 */
-	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
-			boolean defaultShadow, Map<String, LimitSettings> candidates) {
-		this(policies, defaultKey, defaultFailMode, defaultShadow, candidates, Map.of());
-	}
-
-	/**
-	 * Creates a resolver.
-	 * @param policies the policies by name
-	 * @param defaultKey the key chain of limits that name none
-	 * @param defaultFailMode the fail mode of limits that set none
-	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
-	 * @param candidates by policy name, the settings a candidate changes (algorithm,
-	 * capacity, refill tokens, period); the rest is the policy's
+	 * @param candidates by policy name, the settings a candidate changes
 	 * @param plans by policy name, then by plan name, the settings a plan changes
-	 * (capacity, refill tokens, period; an algorithm only if it is the policy's)
+	 * @deprecated use {@link #builder()}
 	 */
+	@Deprecated(forRemoval = true)
 	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
 			boolean defaultShadow, Map<String, LimitSettings> candidates,
 			Map<String, Map<String, LimitSettings>> plans) {
-		this.policies = Map.copyOf(policies);
-		this.defaultKey = List.copyOf(defaultKey);
-		this.defaultFailMode = defaultFailMode;
-		this.defaultShadow = defaultShadow;
-		this.candidates = Map.copyOf(candidates);
-		this.plans = Map.copyOf(plans);
+		this(builder().policies(policies)
+			.defaultKey(defaultKey)
+			.defaultFailMode(defaultFailMode)
+			.defaultShadow(defaultShadow)
+			.candidates(candidates)
+			.plans(plans));
+	}
+
+	private LimitResolver(Builder builder) {
+		this.policies = Map.copyOf(builder.policies);
+		this.defaultKey = List.copyOf(builder.defaultKey);
+		this.defaultFailMode = builder.defaultFailMode;
+		this.defaultShadow = builder.defaultShadow;
+		this.variants = new LimitVariants(builder.candidates, builder.plans);
+	}
+
+	/**
+	 * Starts a resolver with no policies, the global key, limits that fail open and are
+	 * enforced, no candidates and no plans.
+	 * @return the builder
+	 */
+	public static Builder builder() {
+		return new Builder();
 	}
 
 	/**
@@ -232,7 +213,7 @@ public final class LimitResolver {
 		LimitSettings policy = this.policies.get(name);
 		LimitSettings merged = (policy == null) ? inline
 				: (inlineWins ? policy.overriddenBy(inline) : inline.overriddenBy(policy));
-		Origins origins = new Origins(name, policy, inline, inlineWins, origin);
+		SettingOrigins origins = new SettingOrigins(name, policy, inline, inlineWins, origin);
 		Algorithm algorithm = (merged.algorithm() != null) ? merged.algorithm() : Algorithm.TOKEN_BUCKET;
 		if (merged.capacity() == null) {
 			String reason = (policy == null && inline.capacity() == null)
@@ -319,8 +300,15 @@ public final class LimitResolver {
 							+ countStatuses.values(),
 					"Remove count-statuses, or use a rate limit to count calls by their answer");
 		}
-		LimitDefinition definition = new LimitDefinition(limit, cost, key, merged.keyExpression(),
-				candidate(name, limit), maxWait, plans(name, limit, cost), countStatuses);
+		LimitDefinition definition = LimitDefinition.builder(limit)
+			.cost(cost)
+			.key(key)
+			.keyExpression(merged.keyExpression())
+			.candidate(this.variants.candidate(name, limit))
+			.maxWait(maxWait)
+			.plans(this.variants.plans(name, limit, cost))
+			.countStatuses(countStatuses)
+			.build();
 		if (!claim) {
 			return definition;
 		}
@@ -336,100 +324,9 @@ public final class LimitResolver {
 		return definition;
 	}
 
-	/** The candidate of a policy: its own settings over the enforced limit's, in shadow mode. */
-	private RateLimit candidate(String name, RateLimit enforced) {
-		LimitSettings settings = this.candidates.get(name);
-		if (settings == null) {
-			return null;
-		}
-		String origin = POLICIES_PREFIX + "." + name + ".candidate";
-		long capacity = (settings.capacity() != null) ? settings.capacity() : enforced.capacity();
-		long refill = (settings.refillTokens() != null) ? settings.refillTokens()
-				: (settings.capacity() != null ? 0 : enforced.refillTokens());
-		Duration period = (settings.period() != null) ? settings.period() : enforced.period();
-		Algorithm algorithm = (settings.algorithm() != null) ? settings.algorithm() : enforced.algorithm();
-		if (AlgorithmSpec.of(algorithm).heldInFlight() != AlgorithmSpec.of(enforced.algorithm()).heldInFlight()) {
-			throw invalid(origin + ".algorithm",
-					"a candidate counts what its policy counts: calls in flight for a concurrency limit, calls made"
-							+ " otherwise, so " + spelled(algorithm) + " cannot try out " + spelled(enforced.algorithm()),
-					"Give the candidate an algorithm of the same kind as the policy's");
-		}
-		// a candidate of a calendar quota counts per calendar window too, unless it changes the windows
-		boolean calendar = enforced.isCalendar() && settings.period() == null && algorithm == Algorithm.FIXED_WINDOW;
-		try {
-			return new RateLimit(name + RateLimit.CANDIDATE_SUFFIX, algorithm, capacity, refill, period, FailMode.OPEN,
-					true, calendar ? enforced.calendar() : CalendarPeriod.NONE,
-					calendar ? enforced.timeZone() : RateLimit.DEFAULT_TIME_ZONE);
-		}
-		catch (IllegalArgumentException ex) {
-			throw invalid(origin, ex.getMessage(), "Give the candidate a positive capacity and a period of at least 1ms");
-		}
-	}
-
-	/**
-	 * The plans of a policy, each the enforced limit with the plan's settings over it. A
-	 * plan setting a capacity but no refill tokens refills its own capacity per period, as
-	 * a policy does. The algorithm is the policy's, and the window algorithms keep its
-	 * period: every plan draws from the same bucket per identity.
-	 */
-	private Map<String, RateLimit> plans(String name, RateLimit enforced, long cost) {
-		Map<String, LimitSettings> configured = this.plans.getOrDefault(name, Map.of());
-		Map<String, RateLimit> plans = new LinkedHashMap<>();
-		configured.forEach((plan, settings) -> {
-			String origin = policyProperty(name) + ".plans." + plan;
-			if (plans.containsKey(plan.toLowerCase(Locale.ROOT))) {
-				throw invalid(origin, "plan '" + plan + "' is defined twice (plan names ignore case)",
-						"Keep one of the plans that differ only in case");
-			}
-			if (settings.algorithm() != null && settings.algorithm() != enforced.algorithm()) {
-				throw invalid(origin + ".algorithm",
-						"a plan cannot change the algorithm (" + enforced.algorithm() + " to " + settings.algorithm()
-								+ "): every plan draws from the same bucket per identity",
-						"Remove it; a plan may change capacity, refill-tokens and period");
-			}
-			long capacity = (settings.capacity() != null) ? settings.capacity() : enforced.capacity();
-			long refill = (settings.refillTokens() != null) ? settings.refillTokens()
-					: (settings.capacity() != null ? 0 : enforced.refillTokens());
-			Duration period = (settings.period() != null) ? settings.period() : enforced.period();
-			if (enforced.isCalendar() && settings.period() != null) {
-				throw invalid(origin + ".period",
-						"a plan cannot change the window of a calendar quota, the calendar " + spelled(enforced.calendar())
-								+ ": every plan draws from the same bucket per identity",
-						"Remove it and change the capacity instead");
-			}
-			if (!AlgorithmSpec.of(enforced.algorithm()).planMayChangePeriod() && !period.equals(enforced.period())) {
-				throw invalid(origin + ".period",
-						"a plan of a " + enforced.algorithm() + " policy cannot change the period "
-								+ enforced.period() + ": its counters belong to windows of that length",
-						"Remove it and change the capacity instead, or use " + algorithmsWhosePlansMayChangeThePeriod());
-			}
-			if (capacity <= 0) {
-				throw invalid(origin + ".capacity", "capacity must be positive: " + capacity,
-						"Set a capacity of at least 1");
-			}
-			if (cost > capacity) {
-				throw invalid(origin + ".capacity", "cost " + cost + " can never be admitted by capacity " + capacity,
-						"Give the plan a capacity of at least the cost");
-			}
-			if (refill < 0) {
-				throw invalid(origin + ".refill-tokens", "refill-tokens must not be negative: " + refill,
-						"Use 0 (refill the capacity) or a positive number");
-			}
-			try {
-				plans.put(plan.toLowerCase(Locale.ROOT), new RateLimit(name, enforced.algorithm(), capacity, refill,
-						period, enforced.failMode(), enforced.shadow(), enforced.calendar(), enforced.timeZone()));
-			}
-			catch (IllegalArgumentException ex) {
-				throw invalid(origin, ex.getMessage(),
-						"Give the plan a positive capacity and a period of at least 1ms");
-			}
-		});
-		return plans;
-	}
-
 	/** Where each value of a limit came from, by property. */
 	private Map<String, String> sources(String name, LimitSettings inline, String origin, boolean inlineWins) {
-		Origins origins = new Origins(name, this.policies.get(name), inline, inlineWins, origin);
+		SettingOrigins origins = new SettingOrigins(name, this.policies.get(name), inline, inlineWins, origin);
 		Map<String, String> sources = new LinkedHashMap<>();
 		sources.put("algorithm", origins.source(LimitSettings::algorithm, "algorithm"));
 		sources.put("capacity", origins.source(LimitSettings::capacity, "capacity"));
@@ -445,22 +342,12 @@ public final class LimitResolver {
 		return sources;
 	}
 
-	/** As properties spell them, such as {@code token-bucket or sliding-window-log}. */
-	private static String algorithmsWhosePlansMayChangeThePeriod() {
-		List<String> names = AlgorithmSpec.all()
-			.stream()
-			.filter(AlgorithmSpec::planMayChangePeriod)
-			.map((spec) -> spec.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-'))
-			.toList();
-		return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
-	}
-
 	/** As properties spell an enum constant, such as {@code fixed-window}. */
-	private static String spelled(Enum<?> value) {
+	static String spelled(Enum<?> value) {
 		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
-	private static RateLimitConfigurationException invalid(String origin, String reason, String action) {
+	static RateLimitConfigurationException invalid(String origin, String reason, String action) {
 		return new RateLimitConfigurationException(origin, reason, action);
 	}
 
@@ -479,32 +366,92 @@ public final class LimitResolver {
 	private record Claim(LimitDefinition definition, Map<String, String> sources, Set<String> routes) {
 	}
 
-	/** Names the property a bad value came from: the policy if it set it, else the inline origin. */
-	private record Origins(String name, LimitSettings policy, LimitSettings settings, boolean inlineWins,
-			String inline) {
+	/** Builds a {@link LimitResolver}. */
+	public static final class Builder {
 
-		String of(Function<LimitSettings, Object> value, String property) {
-			if (fromPolicy(value)) {
-				return policyProperty(this.name) + "." + property;
-			}
-			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property
-					: this.inline + " (" + property + ")";
+		private Map<String, LimitSettings> policies = Map.of();
+
+		private List<KeySource> defaultKey = List.of(KeySource.GLOBAL);
+
+		private FailMode defaultFailMode = FailMode.OPEN;
+
+		private boolean defaultShadow;
+
+		private Map<String, LimitSettings> candidates = Map.of();
+
+		private Map<String, Map<String, LimitSettings>> plans = Map.of();
+
+		private Builder() {
 		}
 
-		/** The property that set a value, {@code annotation}, or {@code default} when nothing did. */
-		String source(Function<LimitSettings, Object> value, String property) {
-			if (fromPolicy(value)) {
-				return policyProperty(this.name) + "." + property;
-			}
-			if (value.apply(this.settings) == null) {
-				return ResolvedLimit.DEFAULT;
-			}
-			return this.inline.startsWith("ratelimit.") ? this.inline + "." + property : ResolvedLimit.ANNOTATION;
+		/**
+		 * Sets the policies.
+		 * @param policies the policies by name
+		 * @return this builder
+		 */
+		public Builder policies(Map<String, LimitSettings> policies) {
+			this.policies = Map.copyOf(policies);
+			return this;
 		}
 
-		private boolean fromPolicy(Function<LimitSettings, Object> value) {
-			return this.policy != null && value.apply(this.policy) != null
-					&& !(this.inlineWins && value.apply(this.settings) != null);
+		/**
+		 * Sets the key chain of limits that name none.
+		 * @param defaultKey the key sources in order
+		 * @return this builder
+		 */
+		public Builder defaultKey(List<KeySource> defaultKey) {
+			this.defaultKey = List.copyOf(defaultKey);
+			return this;
+		}
+
+		/**
+		 * Sets the fail mode of limits that set none.
+		 * @param defaultFailMode the fail mode
+		 * @return this builder
+		 */
+		public Builder defaultFailMode(FailMode defaultFailMode) {
+			this.defaultFailMode = defaultFailMode;
+			return this;
+		}
+
+		/**
+		 * Sets whether limits that set nothing about it run in shadow mode.
+		 * @param defaultShadow whether they only record what they would reject
+		 * @return this builder
+		 */
+		public Builder defaultShadow(boolean defaultShadow) {
+			this.defaultShadow = defaultShadow;
+			return this;
+		}
+
+		/**
+		 * Sets the candidates.
+		 * @param candidates by policy name, the settings a candidate changes (algorithm,
+		 * capacity, refill tokens, period); the rest is the policy's
+		 * @return this builder
+		 */
+		public Builder candidates(Map<String, LimitSettings> candidates) {
+			this.candidates = Map.copyOf(candidates);
+			return this;
+		}
+
+		/**
+		 * Sets the plans.
+		 * @param plans by policy name, then by plan name, the settings a plan changes
+		 * (capacity, refill tokens, period; an algorithm only if it is the policy's)
+		 * @return this builder
+		 */
+		public Builder plans(Map<String, Map<String, LimitSettings>> plans) {
+			this.plans = Map.copyOf(plans);
+			return this;
+		}
+
+		/**
+		 * Builds the resolver.
+		 * @return the resolver
+		 */
+		public LimitResolver build() {
+			return new LimitResolver(this);
 		}
 
 	}

@@ -35,8 +35,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		CalendarPeriod calendar, ZoneId timeZone, List<String> countStatuses) {
 
 	/** Settings that set nothing. */
-	public static final LimitSettings EMPTY = new LimitSettings(null, null, null, null, null, null, null, null, null,
-			null, null, null, null);
+	public static final LimitSettings EMPTY = builder().build();
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
@@ -45,65 +44,8 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 	}
 
 	/**
-	 * Settings that leave the counted statuses unset.
-	 * @param algorithm the algorithm
-	 * @param capacity the capacity
-	 * @param refillTokens tokens added per period
-	 * @param period the period
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression
-	 * @param failMode the fail mode
-	 * @param shadow whether the limit only records what it would reject
-	 * @param maxWait longest time a call waits for a permit
-	 * @param calendar the calendar unit
-	 * @param timeZone the time zone of a calendar quota
-	 */
-	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-			List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
-			CalendarPeriod calendar, ZoneId timeZone) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, shadow, maxWait, calendar,
-				timeZone, null);
-	}
-
-	/**
-	 * Settings that leave the calendar and the time zone unset.
-	 * @param algorithm the algorithm
-	 * @param capacity the capacity
-	 * @param refillTokens tokens added per period
-	 * @param period the period
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression
-	 * @param failMode the fail mode
-	 * @param shadow whether the limit only records what it would reject
-	 * @param maxWait longest time a call waits for a permit
-	 */
-	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-			List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, shadow, maxWait, null,
-				null);
-	}
-
-	/**
-	 * Settings that leave the longest wait unset.
-	 * @param algorithm the algorithm
-	 * @param capacity the capacity
-	 * @param refillTokens tokens added per period
-	 * @param period the period
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression
-	 * @param failMode the fail mode
-	 * @param shadow whether the limit only records what it would reject
-	 */
-	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-			List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, shadow, null);
-	}
-
-	/**
-	 * Settings that leave the fail mode unset.
+	 * Settings of the limit itself, its cost and key: what candidates and plans set. Prefer
+	 * {@link #builder()}.
 	 * @param algorithm the algorithm
 	 * @param capacity the capacity
 	 * @param refillTokens tokens added per period
@@ -114,23 +56,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 	 */
 	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
 			List<KeySource> key, String keyExpression) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, null, null);
-	}
-
-	/**
-	 * Settings that leave shadow mode unset.
-	 * @param algorithm the algorithm
-	 * @param capacity the capacity
-	 * @param refillTokens tokens added per period
-	 * @param period the period
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression
-	 * @param failMode the fail mode
-	 */
-	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-			List<KeySource> key, String keyExpression, FailMode failMode) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, failMode, null);
+		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, null, null, null, null, null, null);
 	}
 
 	/**
@@ -150,6 +76,188 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 
 	private static <T> T pick(T preferred, T fallback) {
 		return (preferred != null) ? preferred : fallback;
+	}
+
+	/**
+	 * Starts settings that set nothing; each builder method sets one property.
+	 * @return the builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/** Builds {@link LimitSettings}, leaving every property not set unset. */
+	public static final class Builder {
+
+		private Algorithm algorithm;
+
+		private Long capacity;
+
+		private Long refillTokens;
+
+		private Duration period;
+
+		private Long cost;
+
+		private List<KeySource> key;
+
+		private String keyExpression;
+
+		private FailMode failMode;
+
+		private Boolean shadow;
+
+		private Duration maxWait;
+
+		private CalendarPeriod calendar;
+
+		private ZoneId timeZone;
+
+		private List<String> countStatuses;
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the algorithm.
+		 * @param algorithm the algorithm
+		 * @return this builder
+		 */
+		public Builder algorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+			return this;
+		}
+
+		/**
+		 * Sets the capacity.
+		 * @param capacity the capacity
+		 * @return this builder
+		 */
+		public Builder capacity(Long capacity) {
+			this.capacity = capacity;
+			return this;
+		}
+
+		/**
+		 * Sets the tokens added per period.
+		 * @param refillTokens the tokens (0 means capacity)
+		 * @return this builder
+		 */
+		public Builder refillTokens(Long refillTokens) {
+			this.refillTokens = refillTokens;
+			return this;
+		}
+
+		/**
+		 * Sets the period.
+		 * @param period the period
+		 * @return this builder
+		 */
+		public Builder period(Duration period) {
+			this.period = period;
+			return this;
+		}
+
+		/**
+		 * Sets the quota units one request consumes.
+		 * @param cost the cost
+		 * @return this builder
+		 */
+		public Builder cost(Long cost) {
+			this.cost = cost;
+			return this;
+		}
+
+		/**
+		 * Sets the key chain.
+		 * @param key the key sources in order
+		 * @return this builder
+		 */
+		public Builder key(List<KeySource> key) {
+			this.key = key;
+			return this;
+		}
+
+		/**
+		 * Sets the SpEL expression for the identity.
+		 * @param keyExpression the expression
+		 * @return this builder
+		 */
+		public Builder keyExpression(String keyExpression) {
+			this.keyExpression = keyExpression;
+			return this;
+		}
+
+		/**
+		 * Sets what the limit does when its store fails.
+		 * @param failMode the fail mode
+		 * @return this builder
+		 */
+		public Builder failMode(FailMode failMode) {
+			this.failMode = failMode;
+			return this;
+		}
+
+		/**
+		 * Sets whether the limit only records what it would reject.
+		 * @param shadow whether it runs in shadow mode
+		 * @return this builder
+		 */
+		public Builder shadow(Boolean shadow) {
+			this.shadow = shadow;
+			return this;
+		}
+
+		/**
+		 * Sets the longest time a call waits for a permit.
+		 * @param maxWait the longest wait
+		 * @return this builder
+		 */
+		public Builder maxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+			return this;
+		}
+
+		/**
+		 * Sets the calendar unit a fixed window is aligned to.
+		 * @param calendar the calendar unit
+		 * @return this builder
+		 */
+		public Builder calendar(CalendarPeriod calendar) {
+			this.calendar = calendar;
+			return this;
+		}
+
+		/**
+		 * Sets the time zone of a calendar quota.
+		 * @param timeZone the time zone
+		 * @return this builder
+		 */
+		public Builder timeZone(ZoneId timeZone) {
+			this.timeZone = timeZone;
+			return this;
+		}
+
+		/**
+		 * Sets the final statuses that count.
+		 * @param countStatuses codes or classes, such as {@code "401"} or {@code "4xx"}
+		 * @return this builder
+		 */
+		public Builder countStatuses(List<String> countStatuses) {
+			this.countStatuses = countStatuses;
+			return this;
+		}
+
+		/**
+		 * Builds the settings.
+		 * @return the settings
+		 */
+		public LimitSettings build() {
+			return new LimitSettings(this.algorithm, this.capacity, this.refillTokens, this.period, this.cost,
+					this.key, this.keyExpression, this.failMode, this.shadow, this.maxWait, this.calendar,
+					this.timeZone, this.countStatuses);
+		}
+
 	}
 
 }

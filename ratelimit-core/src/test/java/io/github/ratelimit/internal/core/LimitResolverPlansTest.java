@@ -42,8 +42,12 @@ class LimitResolverPlansTest {
 
 	@Test
 	void plansKeepTheFailModeAndShadowOfThePolicyAndNeedThePrincipal() {
-		LimitSettings closed = new LimitSettings(null, 5L, null, null, null, List.of(KeySource.IP), null,
-				FailMode.CLOSED, true);
+		LimitSettings closed = LimitSettings.builder()
+			.capacity(5L)
+			.key(List.of(KeySource.IP))
+			.failMode(FailMode.CLOSED)
+			.shadow(true)
+			.build();
 		LimitDefinition search = resolver(closed, Map.of("pro", settings(null, 50L, null, null))).resolve("api",
 				LimitSettings.EMPTY, "ratelimit.routes[0]");
 		assertThat(search.limitFor("pro").failMode()).isEqualTo(FailMode.CLOSED);
@@ -76,7 +80,7 @@ class LimitResolverPlansTest {
 
 	@Test
 	void planMustAdmitTheCost() {
-		LimitSettings costly = new LimitSettings(null, 100L, null, null, 20L, null, null);
+		LimitSettings costly = LimitSettings.builder().capacity(100L).cost(20L).build();
 		assertThatExceptionOfType(RateLimitConfigurationException.class)
 			.isThrownBy(() -> resolver(costly, Map.of("mini", settings(null, 10L, null, null))).validatePolicy("api"))
 			.satisfies((ex) -> {
@@ -109,12 +113,20 @@ class LimitResolverPlansTest {
 	}
 
 	private static LimitResolver resolver(LimitSettings api, Map<String, LimitSettings> plans) {
-		return new LimitResolver(Map.of("api", api), List.of(KeySource.PRINCIPAL), FailMode.OPEN, false, Map.of(),
-				Map.of("api", plans));
+		return LimitResolver.builder()
+			.policies(Map.of("api", api))
+			.defaultKey(List.of(KeySource.PRINCIPAL))
+			.plans(Map.of("api", plans))
+			.build();
 	}
 
 	private static LimitSettings settings(Algorithm algorithm, Long capacity, Long refill, Duration period) {
-		return new LimitSettings(algorithm, capacity, refill, period, null, null, null);
+		return LimitSettings.builder()
+			.algorithm(algorithm)
+			.capacity(capacity)
+			.refillTokens(refill)
+			.period(period)
+			.build();
 	}
 
 }

@@ -174,7 +174,7 @@ public abstract class PlanChangeContractTest {
 		RateLimit free = new RateLimit("api", algorithm, capacity, 0, period, FailMode.OPEN, false);
 		RateLimit pro = new RateLimit("api", algorithm, proCapacity, (proRefill != null) ? proRefill : 0, period,
 				FailMode.OPEN, false);
-		return new LimitDefinition(free, 1, List.of(KeySource.PRINCIPAL), null, null, Map.of("pro", pro));
+		return LimitDefinition.builder(free).key(List.of(KeySource.PRINCIPAL)).plans(Map.of("pro", pro)).build();
 	}
 
 }

@@ -20,16 +20,23 @@ class ResolvedLimitSourcesTest {
 
 	private static final String ANNOTATED = "@RateLimited on com.example.Search.find(String)";
 
-	private static final LimitSettings SEARCH_POLICY = new LimitSettings(Algorithm.SLIDING_WINDOW_COUNTER, 1000L,
-			null, Duration.ofMinutes(1), null, List.of(KeySource.IP), null, FailMode.CLOSED, null);
+	private static final LimitSettings SEARCH_POLICY = LimitSettings.builder()
+		.algorithm(Algorithm.SLIDING_WINDOW_COUNTER)
+		.capacity(1000L)
+		.period(Duration.ofMinutes(1))
+		.key(List.of(KeySource.IP))
+		.failMode(FailMode.CLOSED)
+		.build();
 
-	private final LimitResolver resolver = new LimitResolver(Map.of("search", SEARCH_POLICY),
-			List.of(KeySource.PRINCIPAL, KeySource.IP), FailMode.OPEN, false,
-			Map.of("search", new LimitSettings(Algorithm.FIXED_WINDOW, null, null, null, null, null, null)));
+	private final LimitResolver resolver = LimitResolver.builder()
+		.policies(Map.of("search", SEARCH_POLICY))
+		.defaultKey(List.of(KeySource.PRINCIPAL, KeySource.IP))
+		.candidates(Map.of("search", LimitSettings.builder().algorithm(Algorithm.FIXED_WINDOW).build()))
+		.build();
 
 	@Test
 	void aPolicyOverridesTheAnnotationPropertyByProperty() {
-		this.resolver.resolve("search", new LimitSettings(Algorithm.TOKEN_BUCKET, 10L, null, null, 2L, null, null),
+		this.resolver.resolve("search", LimitSettings.builder().algorithm(Algorithm.TOKEN_BUCKET).capacity(10L).cost(2L).build(),
 				ANNOTATED);
 		this.resolver.guards("search", ANNOTATED, "GET /search");
 		ResolvedLimit resolved = this.resolver.resolvedLimits().get(0);
@@ -49,7 +56,7 @@ class ResolvedLimitSourcesTest {
 
 	@Test
 	void aRouteOverridesThePolicyItNames() {
-		this.resolver.resolveRoute("search", new LimitSettings(null, 50L, null, null, 5L, null, null),
+		this.resolver.resolveRoute("search", LimitSettings.builder().capacity(50L).cost(5L).build(),
 				"ratelimit.routes[2]");
 		this.resolver.guards("search", "ratelimit.routes[2]", "POST /reports/**");
 		ResolvedLimit resolved = this.resolver.resolvedLimits().get(0);
@@ -61,7 +68,7 @@ class ResolvedLimitSourcesTest {
 
 	@Test
 	void listsEachPlaceOnceInTheOrderResolved() {
-		LimitSettings orders = new LimitSettings(null, 5L, null, null, null, null, null);
+		LimitSettings orders = LimitSettings.builder().capacity(5L).build();
 		this.resolver.resolve("orders", orders, "@RateLimited on A.a()");
 		this.resolver.resolve("orders", orders, "@RateLimited on B.b()");
 		this.resolver.resolve("orders", orders, "@RateLimited on A.a()");

@@ -36,8 +36,10 @@ class InMemoryPlanChangeTest extends PlanChangeContractTest {
 		// free: 10 a second, forgotten 2s after its last use; pro: one token a second for 100s
 		RateLimit free = new RateLimit("api", Algorithm.TOKEN_BUCKET, 10, 0, Duration.ofSeconds(1));
 		RateLimit pro = new RateLimit("api", Algorithm.TOKEN_BUCKET, 100, 0, Duration.ofSeconds(100));
-		LimitDefinition api = new LimitDefinition(free, 1, List.of(KeySource.PRINCIPAL), null, null,
-				Map.of("pro", pro));
+		LimitDefinition api = LimitDefinition.builder(free)
+			.key(List.of(KeySource.PRINCIPAL))
+			.plans(Map.of("pro", pro))
+			.build();
 		assertThat(acquire(api, null)).isEqualTo(9);
 		for (int i = 1; i <= 50; i++) {
 			// the free token re-priced at the pro interval, then one more per request

@@ -70,21 +70,23 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final PlanResolver plans;
 
+	private RateLimitedMethodInterceptor(Builder builder) {
+		this.limits = builder.limits;
+		this.limiter = builder.limiter;
+		this.contexts = builder.contexts;
+		this.waiter = builder.waiter;
+		this.plans = builder.plans;
+	}
+
 	/**
-	 * Creates an interceptor.
+	 * Starts an interceptor of calls outside web requests, whose limits have no plans.
 	 * @param limits the limits of annotated methods
 	 * @param limiter decides
-	 * @param contexts tells whether a call runs in a web request
 	 * @param waiter waits for permits of calls whose limits set a {@code maxWait}
-	 * @param plans finds the plan of a call, for limits whose policy has plans
+	 * @return the builder
 	 */
-	public RateLimitedMethodInterceptor(MethodLimits limits, RateLimiter limiter, CallContextProvider contexts,
-			RateLimitWaiter waiter, PlanResolver plans) {
-		this.limits = limits;
-		this.limiter = limiter;
-		this.contexts = contexts;
-		this.waiter = waiter;
-		this.plans = plans;
+	public static Builder builder(MethodLimits limits, RateLimiter limiter, RateLimitWaiter waiter) {
+		return new Builder(limits, limiter, waiter);
 	}
 
 	@Override
@@ -407,6 +409,55 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private static Throwable unwrap(Throwable failure) {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	/** Builds a {@link RateLimitedMethodInterceptor}. */
+	public static final class Builder {
+
+		private final MethodLimits limits;
+
+		private final RateLimiter limiter;
+
+		private final RateLimitWaiter waiter;
+
+		private CallContextProvider contexts = () -> DetachedCallContext.INSTANCE;
+
+		private PlanResolver plans = (principal) -> null;
+
+		private Builder(MethodLimits limits, RateLimiter limiter, RateLimitWaiter waiter) {
+			this.limits = limits;
+			this.limiter = limiter;
+			this.waiter = waiter;
+		}
+
+		/**
+		 * Sets what tells whether a call runs in a web request.
+		 * @param contexts the call contexts
+		 * @return this builder
+		 */
+		public Builder contexts(CallContextProvider contexts) {
+			this.contexts = contexts;
+			return this;
+		}
+
+		/**
+		 * Sets how the plan of a call is found, for limits whose policy has plans.
+		 * @param plans finds plans
+		 * @return this builder
+		 */
+		public Builder plans(PlanResolver plans) {
+			this.plans = plans;
+			return this;
+		}
+
+		/**
+		 * Builds the interceptor.
+		 * @return the interceptor
+		 */
+		public RateLimitedMethodInterceptor build() {
+			return new RateLimitedMethodInterceptor(this);
+		}
+
 	}
 
 }

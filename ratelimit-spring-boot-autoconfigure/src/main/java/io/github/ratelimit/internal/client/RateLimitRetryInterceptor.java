@@ -32,11 +32,7 @@ public final class RateLimitRetryInterceptor implements ClientHttpRequestInterce
 
 	private final RetrySettings settings;
 
-	private final RateLimitClock clock;
-
-	private final RetrySleeper sleeper;
-
-	private final RandomGenerator random;
+	private final RetrySources sources;
 
 	/**
 	 * Creates an interceptor on the system clock that really waits.
@@ -57,9 +53,7 @@ public final class RateLimitRetryInterceptor implements ClientHttpRequestInterce
 	public RateLimitRetryInterceptor(RetrySettings settings, RateLimitClock clock, RetrySleeper sleeper,
 			RandomGenerator random) {
 		this.settings = settings;
-		this.clock = clock;
-		this.sleeper = sleeper;
-		this.random = random;
+		this.sources = new RetrySources(clock, sleeper, random);
 	}
 
 	/**
@@ -76,7 +70,7 @@ public final class RateLimitRetryInterceptor implements ClientHttpRequestInterce
 		if (!this.settings.methods().contains(request.getMethod())) {
 			return execution.execute(request, body);
 		}
-		RetryAttempts attempts = new RetryAttempts(request, this.settings, this.clock, this.sleeper, this.random);
+		RetryAttempts attempts = new RetryAttempts(request, this.settings, this.sources);
 		RetryTemplate template = new RetryTemplate(
 				RetryPolicy.builder().includes(RetryableResponse.class).backOff(attempts).build());
 		try {

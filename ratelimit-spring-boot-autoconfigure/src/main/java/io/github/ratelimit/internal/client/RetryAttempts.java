@@ -50,14 +50,13 @@ final class RetryAttempts implements BackOff, BackOffExecution {
 
 	private RetryableResponse last;
 
-	RetryAttempts(HttpRequest request, RetrySettings settings, RateLimitClock clock, RetrySleeper sleeper,
-			RandomGenerator random) {
+	RetryAttempts(HttpRequest request, RetrySettings settings, RetrySources sources) {
 		this.request = request;
 		this.settings = settings;
-		this.clock = clock;
-		this.sleeper = sleeper;
-		this.random = random;
-		this.startMicros = clock.nowMicros();
+		this.clock = sources.clock();
+		this.sleeper = sources.sleeper();
+		this.random = sources.random();
+		this.startMicros = this.clock.nowMicros();
 		// whole milliseconds, at least one: a sub-millisecond cap would never grow
 		ExponentialBackOff exponential = new ExponentialBackOff(Math.max(1, settings.initialDelay().toMillis()),
 				settings.multiplier());

@@ -180,11 +180,19 @@ public final class RateLimitedMethods {
 		CallOutcomes outcomes = (countExceptions.length == 0 && countWhen == null) ? CallOutcomes.ALL
 				: new CallOutcomes(List.of(countExceptions), countWhen);
 		// attributes left at their defaults are not set here, so that operators see them as defaults
-		LimitSettings settings = new LimitSettings(unlessDefault(annotation, "algorithm"),
-				(capacity != 0) ? capacity : null, (refill != 0) ? refill : null,
-				(unlessDefault(annotation, "period") != null) ? period : null, unlessDefault(annotation, "cost"),
-				List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)), expressionText, null,
-				null, maxWait, unlessDefault(annotation, "calendar"), timeZone, countStatuses);
+		LimitSettings settings = LimitSettings.builder()
+			.algorithm(unlessDefault(annotation, "algorithm"))
+			.capacity((capacity != 0) ? capacity : null)
+			.refillTokens((refill != 0) ? refill : null)
+			.period((unlessDefault(annotation, "period") != null) ? period : null)
+			.cost(unlessDefault(annotation, "cost"))
+			.key(List.of(annotation.getEnumArray("key", io.github.ratelimit.KeySource.class)))
+			.keyExpression(expressionText)
+			.maxWait(maxWait)
+			.calendar(unlessDefault(annotation, "calendar"))
+			.timeZone(timeZone)
+			.countStatuses(countStatuses)
+			.build();
 		return new AnnotatedLimit(name, settings, expression, origin, suffix, outcomes);
 	}
 

@@ -26,26 +26,21 @@ public final class RequestCallContext implements CallContext {
 
 	private final RequestLimits state;
 
-	private final Function<Method, String> handlerRoutes;
-
-	private final BiConsumer<String, String> responseHeaders;
+	private final WebHooks web;
 
 	/**
 	 * Creates a context.
 	 * @param limiter the request limiter
 	 * @param request the request
 	 * @param state the request's state
-	 * @param handlerRoutes the canonical route of a method when it is the request's
-	 * handler, otherwise {@code null}
-	 * @param responseHeaders sets a header of the response, while it can still be set
+	 * @param web what the web stack tells about the handler and lets set on the response
 	 */
 	public RequestCallContext(RequestRateLimiter limiter, RateLimitRequest request, RequestLimits state,
-			Function<Method, String> handlerRoutes, BiConsumer<String, String> responseHeaders) {
+			WebHooks web) {
 		this.limiter = limiter;
 		this.request = request;
 		this.state = state;
-		this.handlerRoutes = handlerRoutes;
-		this.responseHeaders = responseHeaders;
+		this.web = web;
 	}
 
 	/**
@@ -58,7 +53,7 @@ public final class RequestCallContext implements CallContext {
 
 	@Override
 	public String handlerRouteName(Method method) {
-		return this.handlerRoutes.apply(method);
+		return this.web.handlerRoutes().apply(method);
 	}
 
 	@Override
@@ -89,12 +84,23 @@ public final class RequestCallContext implements CallContext {
 	@Override
 	public void allowed(List<Acquisition> acquisitions, RateLimitResult result) {
 		this.limiter.allowed(acquisitions, result, this.state);
-		this.limiter.headers(this.state, this.responseHeaders);
+		this.limiter.headers(this.state, this.web.responseHeaders());
 	}
 
 	@Override
 	public void rejected(RateLimitResult result, boolean refundEarlierStages) {
 		this.limiter.rejected(result, this.state, refundEarlierStages);
+	}
+
+	/**
+	 * What the web stack carrying a request tells about its handler and lets set on its
+	 * response.
+	 *
+	 * @param handlerRoutes the canonical route of a method when it is the request's
+	 * handler, otherwise {@code null}
+	 * @param responseHeaders sets a header of the response, while it can still be set
+	 */
+	public record WebHooks(Function<Method, String> handlerRoutes, BiConsumer<String, String> responseHeaders) {
 	}
 
 }

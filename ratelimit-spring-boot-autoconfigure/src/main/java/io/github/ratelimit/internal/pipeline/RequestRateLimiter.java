@@ -1,19 +1,9 @@
 package io.github.ratelimit.internal.pipeline;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-
-import org.springframework.http.server.PathContainer;
-import org.springframework.util.StringUtils;
-import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.PlanResolver;
@@ -21,99 +11,48 @@ import io.github.ratelimit.RateLimitRequest;
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimiter;
-import io.github.ratelimit.internal.core.ReleaseWait;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 
 /**
- * Limits HTTP requests whatever web stack carries them: matches route limits against the
- * normalised path, binds limits to the identity and plan of a request, decides each stage
- * of a request all-or-nothing across stages (a rejection gives back what earlier stages
- * took) and renders the answer. Web stacks adapt their request type to
+ * The request path of every web stack, one entry point over its parts: the
+ * {@link RouteMatcher} matches route limits against the normalised path, the
+ * {@link LimitBinder} binds limits to the identity and plan of a request, the
+ * {@link StageDecider} decides each stage all-or-nothing across stages, the
+ * {@link VerdictRenderer} renders the answer and the {@link OutcomeSettlement} gives back
+ * what a request's outcome does not count. Web stacks adapt their request type to
  * {@link RateLimitRequest}, keep one {@link RequestLimits} per request and write what the
  * {@link Verdict} says.
  */
 public final class RequestRateLimiter {
 
-	/** Paths reach the matcher decoded already: they are parsed without decoding them again. */
-	private static final PathContainer.Options DECODED_PATH = PathContainer.Options.create('/', false);
+	private final RouteMatcher routes;
 
-	private final RateLimiter limiter;
+	private final LimitBinder binder;
 
-	private final RequestIdentityResolver identities;
+	private final StageDecider decider;
 
-	private final RateLimitResponses responses;
+	private final VerdictRenderer renderer;
 
-	private final List<RouteLimit> routes;
+	private final OutcomeSettlement settlement;
 
-	/** Each route alone in a list, the answer of a request only it matches: most requests. */
-	private final List<List<RouteLimit>> alone;
-
-	/** Each route's pattern up to its first variable or wildcard: a path without it cannot match. */
-	private final String[] literalPrefixes;
-
-	/** Whether each route's pattern is all literal text, matched by comparing the path with it. */
-	private final boolean[] literal;
-
-	private final PlanResolver plans;
+	private RequestRateLimiter(Builder builder) {
+		this.routes = new RouteMatcher(builder.routes);
+		this.binder = new LimitBinder(builder.identities, builder.plans);
+		this.renderer = new VerdictRenderer(builder.limiter, builder.responses);
+		this.decider = new StageDecider(builder.limiter, this.renderer);
+		this.settlement = new OutcomeSettlement(builder.limiter);
+	}
 
 	/**
-	 * Creates a request limiter.
+	 * Starts a request limiter with no route limits.
 	 * @param limiter decides
-	 * @param identities finds identities
 	 * @param responses renders headers and problem responses
-	 * @param routes the configured route limits
-	 * @param plans finds the plan of a request, for limits whose policy has plans
+	 * @return the builder
 	 */
-	public RequestRateLimiter(RateLimiter limiter, RequestIdentityResolver identities, RateLimitResponses responses,
-			List<RouteLimit> routes, PlanResolver plans) {
-		this.limiter = limiter;
-		this.identities = identities;
-		this.responses = responses;
-		this.routes = List.copyOf(routes);
-		this.alone = this.routes.stream().map(List::of).toList();
-		this.literalPrefixes = new String[this.routes.size()];
-		this.literal = new boolean[this.routes.size()];
-		for (int i = 0; i < this.routes.size(); i++) {
-			PathPattern pattern = this.routes.get(i).pattern();
-			String text = pattern.getPatternString();
-			// a pattern parsed otherwise (ignoring case, another separator) is left to its matcher
-			boolean shortcut = isDefaultParsed(pattern);
-			this.literalPrefixes[i] = shortcut ? literalPrefix(text) : "";
-			this.literal[i] = shortcut && this.literalPrefixes[i].length() == text.length();
-		}
-		this.plans = plans;
-	}
-
-	/** Whether Spring's default parser (case-sensitive, {@code /}) gives the same pattern. */
-	private static boolean isDefaultParsed(PathPattern pattern) {
-		try {
-			return pattern.equals(PathPatternParser.defaultInstance.parse(pattern.getPatternString()));
-		}
-		catch (PatternParseException ex) {
-			return false;
-		}
-	}
-
-	/**
-	 * The text every path a pattern matches begins with: the whole pattern when it has no
-	 * variable or wildcard ({@code {}, {@code *}, {@code ?}; a percent sign too, leaving
-	 * escaped text to the pattern), else the segments before the one holding the first,
-	 * without their last separator, which {@code /**} and <code>/{*rest}</code> may
-	 * match without. Literal segments are compared exactly, case included.
-	 */
-	static String literalPrefix(String pattern) {
-		for (int i = 0; i < pattern.length(); i++) {
-			switch (pattern.charAt(i)) {
-				case '{', '*', '?', '%' -> {
-					return pattern.substring(0, Math.max(0, pattern.lastIndexOf('/', i)));
-				}
-				default -> {
-				}
-			}
-		}
-		return pattern;
+	public static Builder builder(RateLimiter limiter, RateLimitResponses responses) {
+		return new Builder(limiter, responses);
 	}
 
 	/**
@@ -121,62 +60,16 @@ public final class RequestRateLimiter {
 	 * @return whether there are route limits
 	 */
 	public boolean hasRoutes() {
-		return !this.routes.isEmpty();
+		return this.routes.hasRoutes();
 	}
 
 	/**
-	 * The route limits matching a request. The path is stripped of dot segments and
-	 * duplicate slashes first, so that {@code //api/./reports} cannot slip past a pattern
-	 * for {@code /api/reports}. CORS preflight requests are not limited.
-	 * <p>
-	 * A path is parsed for the pattern matcher only when some route's literal prefix fits
-	 * it and that route's pattern has variables or wildcards: a pattern of literal text
-	 * alone matches exactly the path equal to it, so most requests, limited or not, are
-	 * matched by comparing strings.
+	 * The route limits matching a request (see {@link RouteMatcher#match}).
 	 * @param request the request
 	 * @return the matching route limits, in configuration order; not to be modified
 	 */
 	public List<RouteLimit> matchRoutes(RateLimitRequest request) {
-		if (this.routes.isEmpty() || isPreflight(request)) {
-			return List.of();
-		}
-		String path = StringUtils.cleanPath(request.path());
-		if (!path.startsWith("/")) {
-			path = "/" + path;
-		}
-		String method = request.method();
-		PathContainer container = null;
-		// indexed, and a list only once a second route matches: this runs on every request
-		List<RouteLimit> matched = List.of();
-		for (int i = 0; i < this.routes.size(); i++) {
-			RouteLimit route = this.routes.get(i);
-			if (!path.startsWith(this.literalPrefixes[i]) || !route.appliesTo(method)) {
-				continue;
-			}
-			if (this.literal[i]) {
-				if (path.length() != this.literalPrefixes[i].length()) {
-					continue;
-				}
-			}
-			else {
-				if (container == null) {
-					container = PathContainer.parsePath(path, DECODED_PATH);
-				}
-				if (!route.pattern().matches(container)) {
-					continue;
-				}
-			}
-			if (matched.isEmpty()) {
-				matched = this.alone.get(i);
-			}
-			else {
-				if (matched.size() == 1) {
-					matched = new ArrayList<>(matched);
-				}
-				matched.add(this.routes.get(i));
-			}
-		}
-		return matched;
+		return this.routes.match(request);
 	}
 
 	/**
@@ -187,7 +80,7 @@ public final class RequestRateLimiter {
 	 * @return the acquisitions to decide now, empty when none
 	 */
 	public List<Acquisition> routeStage(RateLimitRequest request, RequestLimits state) {
-		return routeStage(request, matchRoutes(request), state);
+		return this.binder.routeStage(request, this.routes.match(request), state);
 	}
 
 	/**
@@ -200,36 +93,7 @@ public final class RequestRateLimiter {
 	 * @return the acquisitions to decide now, empty when none
 	 */
 	public List<Acquisition> routeStage(RateLimitRequest request, List<RouteLimit> matched, RequestLimits state) {
-		if (matched.isEmpty()) {
-			return List.of();
-		}
-		if (matched.size() == 1) {
-			// one route, the usual case: its acquisitions are the stage's, with no list to fill
-			LimitDefinition definition = matched.get(0).definition();
-			if (definition.needsPrincipal()) {
-				state.defer(matched);
-				return List.of();
-			}
-			List<Acquisition> bound = bindAll(definition, request);
-			state.countOnly(bound, definition.countStatuses());
-			return bound;
-		}
-		List<Acquisition> now = new ArrayList<>(matched.size());
-		List<RouteLimit> deferred = new ArrayList<>(0);
-		for (RouteLimit route : matched) {
-			if (route.definition().needsPrincipal()) {
-				deferred.add(route);
-			}
-			else {
-				List<Acquisition> bound = bindAll(route.definition(), request);
-				state.countOnly(bound, route.definition().countStatuses());
-				now.addAll(bound);
-			}
-		}
-		if (!deferred.isEmpty()) {
-			state.defer(deferred);
-		}
-		return now;
+		return this.binder.routeStage(request, matched, state);
 	}
 
 	/**
@@ -240,7 +104,7 @@ public final class RequestRateLimiter {
 	 * @return the acquisitions
 	 */
 	public List<Acquisition> bindAll(LimitDefinition definition, RateLimitRequest request) {
-		return definition.acquisitions(identity(definition, request), plan(definition, request));
+		return this.binder.bindAll(definition, request);
 	}
 
 	/**
@@ -250,7 +114,7 @@ public final class RequestRateLimiter {
 	 * @return the identity
 	 */
 	public String identity(LimitDefinition definition, RateLimitRequest request) {
-		return identity(definition.limit().name(), definition.key(), request);
+		return this.binder.identity(definition, request);
 	}
 
 	/**
@@ -261,12 +125,7 @@ public final class RequestRateLimiter {
 	 * @return the identity
 	 */
 	public String identity(String limit, List<KeySource> keyChain, RateLimitRequest request) {
-		return this.identities.resolve(limit, keyChain, request);
-	}
-
-	/** The plan of a request, asked for only when the limit has plans. */
-	private String plan(LimitDefinition definition, RateLimitRequest request) {
-		return definition.plans().isEmpty() ? null : this.plans.resolve(request.principal());
+		return this.binder.identity(limit, keyChain, request);
 	}
 
 	/**
@@ -276,43 +135,22 @@ public final class RequestRateLimiter {
 	 * @return their acquisitions, empty when none waited or they were taken already
 	 */
 	public List<Acquisition> takeDeferred(RateLimitRequest request, RequestLimits state) {
-		if (!state.hasDeferred()) {
-			return List.of();
-		}
-		List<Acquisition> acquisitions = new ArrayList<>(2);
-		for (RouteLimit route : state.takeDeferred()) {
-			List<Acquisition> bound = bindAll(route.definition(), request);
-			state.countOnly(bound, route.definition().countStatuses());
-			acquisitions.addAll(bound);
-		}
-		return acquisitions;
+		return this.binder.takeDeferred(request, state);
 	}
 
 	/**
-	 * Decides one stage of a request on the calling thread. Admitted: records it. Rejected:
-	 * gives back what earlier stages consumed and renders the {@code 429}, or the
-	 * {@code 503} of fail-closed limits whose store is down.
+	 * Decides one stage of a request on the calling thread (see {@link StageDecider#decide}).
 	 * @param acquisitions the acquisitions of this stage
 	 * @param state the request's state
 	 * @return the verdict
 	 */
 	public Verdict decide(List<Acquisition> acquisitions, RequestLimits state) {
-		RateLimitResult result;
-		try {
-			result = this.limiter.acquire(acquisitions);
-		}
-		catch (RateLimitUnavailableException ex) {
-			return new Verdict(unavailable(state, ex), 0);
-		}
-		return verdict(acquisitions, result, state);
+		return this.decider.decide(acquisitions, state);
 	}
 
 	/**
-	 * Decides one stage of a request without holding the calling thread, for event
-	 * loops; otherwise as {@link #decide}. With a wait, token and leaky buckets reserve a
-	 * slot up to {@code maxWaitMicros} ahead (the verdict's delay), and a stage the
-	 * window algorithms reject is tried again after its retry-after while that stays
-	 * within the wait, on a timer rather than a waiting thread.
+	 * Decides one stage of a request without holding the calling thread, for event loops
+	 * (see {@link StageDecider#decideAsync}).
 	 * @param acquisitions the acquisitions of this stage
 	 * @param state the request's state
 	 * @param maxWaitMicros longest wait for a permit; 0 never waits
@@ -320,115 +158,18 @@ public final class RequestRateLimiter {
 	 */
 	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
 			long maxWaitMicros) {
-		// the clock matters only to a stage that may wait
-		long deadline = (maxWaitMicros > 0) ? System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(maxWaitMicros) : 0;
-		return attempt(acquisitions, state, maxWaitMicros, deadline);
-	}
-
-	private CompletionStage<Verdict> attempt(List<Acquisition> acquisitions, RequestLimits state,
-			long maxWaitMicros, long deadline) {
-		long left = (maxWaitMicros > 0) ? Math.max(0, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime())) : 0;
-		// watched before deciding, so that a release right after the rejection is not missed
-		ReleaseWait release = (maxWaitMicros > 0) ? this.limiter.watchReleases(acquisitions) : null;
-		CompletableFuture<RateLimitResult> decided = this.limiter.acquireAsync(acquisitions, left)
-			.toCompletableFuture();
-		if (release == null && decided.isDone() && !decided.isCompletedExceptionally()) {
-			// decided on the calling thread (the in-memory store): answered at once unless a
-			// rejection may be tried again within the wait
-			RateLimitResult result = decided.join();
-			if (maxWaitMicros == 0 || result.allowed()) {
-				return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
-			}
-		}
-		return decided.handle((result, failure) -> {
-			long retryAfter = (failure == null) ? retryAfterMicros(result) : 0;
-			boolean retrying = failure == null && !result.allowed() && retryAfter > 0 && retryAfter <= left
-					&& !state.abandoned();
-			if (release != null && !retrying) {
-				release.close();
-			}
-			if (failure != null) {
-				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-						? failure.getCause() : failure;
-				if (cause instanceof RateLimitUnavailableException unavailable) {
-					return CompletableFuture.completedFuture(new Verdict(unavailableAsync(state, unavailable), 0));
-				}
-				return CompletableFuture.<Verdict>failedFuture(cause);
-			}
-			if (retrying) {
-				// rejected stages consume nothing: try again once the quota is back
-				Executor timer = CompletableFuture.delayedExecutor(retryAfter, TimeUnit.MICROSECONDS);
-				CompletableFuture<Object> retry = CompletableFuture.supplyAsync(() -> null, timer);
-				if (release == null) {
-					return retry.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
-				}
-				// a concurrency limit's waiter tries again as soon as a call gives its permit back
-				return CompletableFuture.anyOf(retry, release.released()).thenComposeAsync((ignored) -> {
-					release.close();
-					return attempt(acquisitions, state, maxWaitMicros, deadline);
-				});
-			}
-			return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
-		}).thenCompose((next) -> next);
-	}
-
-	private static long retryAfterMicros(RateLimitResult result) {
-		long retryAfter = 0;
-		for (RateLimitDecision decision : result.decisions()) {
-			if (decision.rejects()) {
-				retryAfter = Math.max(retryAfter, decision.retryAfterMicros());
-			}
-		}
-		return retryAfter;
+		return this.decider.decideAsync(acquisitions, state, maxWaitMicros);
 	}
 
 	/**
-	 * What a decided stage comes to: records it, and on rejection gives back what earlier
-	 * stages consumed and renders the {@code 429}.
+	 * What a decided stage comes to (see {@link StageDecider#verdict}).
 	 * @param acquisitions the acquisitions of the stage
 	 * @param result their decisions
 	 * @param state the request's state
 	 * @return the verdict
 	 */
 	public Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state) {
-		return verdict(acquisitions, result, state, false);
-	}
-
-	/**
-	 * Carries out a decision; refunds {@code async} never wait for the store, since the
-	 * thread may be an event loop (the reply may complete before a continuation is
-	 * attached, which then runs on the thread that asked).
-	 */
-	private Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state,
-			boolean async) {
-		state.record(acquisitions, result);
-		if (async && result.allowed() && state.abandoned()) {
-			// the client went away while the store decided: this stage never begins, so what
-			// it was granted goes back; what earlier stages began with stays taken
-			state.abandon(this.limiter);
-			return new Verdict(this.responses.rejection(state.decisions()), 0);
-		}
-		if (!result.allowed()) {
-			if (async) {
-				state.refundAllAsync(this.limiter);
-			}
-			else {
-				state.refundAll(this.limiter);
-			}
-			return new Verdict(this.responses.rejection(state.decisions()), 0);
-		}
-		return (result.delayMicros() > 0) ? new Verdict(null, result.delayMicros()) : Verdict.PROCEED;
-	}
-
-	/**
-	 * Handles a request whose client went away (a cancelled exchange), without waiting for
-	 * the store: gives back only what a stage was granted that never began, including what
-	 * a decision still under way grants later, and stops a stage waiting for a permit.
-	 * Stages that began keep what they took (see {@link RequestLimits#abandon}).
-	 * @param state the request's state
-	 */
-	public void abandon(RequestLimits state) {
-		state.abandon(this.limiter);
+		return this.decider.verdict(acquisitions, result, state);
 	}
 
 	/**
@@ -438,7 +179,7 @@ public final class RequestRateLimiter {
 	 * @param state the request's state
 	 */
 	public void allowed(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state) {
-		state.record(acquisitions, result);
+		this.decider.allowed(acquisitions, result, state);
 	}
 
 	/**
@@ -449,10 +190,7 @@ public final class RequestRateLimiter {
 	 * @param refundEarlierStages whether the earlier stages are given back
 	 */
 	public void rejected(RateLimitResult result, RequestLimits state, boolean refundEarlierStages) {
-		state.record(List.of(), result);
-		if (refundEarlierStages) {
-			state.refundAll(this.limiter);
-		}
+		this.decider.rejected(result, state, refundEarlierStages);
 	}
 
 	/**
@@ -462,16 +200,7 @@ public final class RequestRateLimiter {
 	 * @return the response to write
 	 */
 	public ProblemResponse rejection(RequestLimits state, List<RateLimitDecision> decisions) {
-		List<RateLimitDecision> all = new ArrayList<>();
-		if (state != null) {
-			all.addAll(state.decisions());
-		}
-		for (RateLimitDecision decision : decisions) {
-			if (!all.contains(decision)) {
-				all.add(decision);
-			}
-		}
-		return this.responses.rejection(all);
+		return this.renderer.rejection(state, decisions);
 	}
 
 	/**
@@ -482,10 +211,7 @@ public final class RequestRateLimiter {
 	 * @return the response to write
 	 */
 	public ProblemResponse unavailable(RequestLimits state, RateLimitUnavailableException unavailable) {
-		if (state != null) {
-			state.refundAll(this.limiter);
-		}
-		return this.responses.unavailable(unavailable);
+		return this.renderer.unavailable(state, unavailable);
 	}
 
 	/**
@@ -496,23 +222,34 @@ public final class RequestRateLimiter {
 	 * @return the response to write
 	 */
 	public ProblemResponse unavailableAsync(RequestLimits state, RateLimitUnavailableException unavailable) {
-		if (state != null) {
-			state.refundAllAsync(this.limiter);
-		}
-		return this.responses.unavailable(unavailable);
+		return this.renderer.unavailableAsync(state, unavailable);
+	}
+
+	/**
+	 * The rate limit headers for every decision made for a request so far.
+	 * @param state the request's state
+	 * @param headers receives each header
+	 */
+	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
+		this.renderer.headers(state, headers);
+	}
+
+	/**
+	 * Handles a request whose client went away (see {@link OutcomeSettlement#abandon}).
+	 * @param state the request's state
+	 */
+	public void abandon(RequestLimits state) {
+		this.settlement.abandon(state);
 	}
 
 	/**
 	 * Gives back what limits that do not count the final status of a request consumed
-	 * for it (see {@link RequestLimits#settle}). Called once the response status is final;
-	 * refunds on the calling thread.
+	 * for it (see {@link OutcomeSettlement#settle}).
 	 * @param state the request's state, or {@code null} when nothing limited it
 	 * @param status the final response status
 	 */
 	public void settle(RequestLimits state, int status) {
-		if (state != null) {
-			state.settle(status, this.limiter);
-		}
+		this.settlement.settle(state, status);
 	}
 
 	/**
@@ -523,7 +260,7 @@ public final class RequestRateLimiter {
 	 * dropped, never an error)
 	 */
 	public CompletionStage<Void> settleAsync(RequestLimits state, int status) {
-		return (state != null) ? state.settleAsync(status, this.limiter) : CompletableFuture.completedFuture(null);
+		return this.settlement.settleAsync(state, status);
 	}
 
 	/**
@@ -534,8 +271,7 @@ public final class RequestRateLimiter {
 	 * @return completes when the store has answered every refund
 	 */
 	public CompletionStage<Void> settleCountedAsync(RequestLimits state, int status) {
-		return (state != null) ? state.settleCountedAsync(status, this.limiter)
-				: CompletableFuture.completedFuture(null);
+		return this.settlement.settleCountedAsync(state, status);
 	}
 
 	/**
@@ -544,22 +280,65 @@ public final class RequestRateLimiter {
 	 * @return completes when the store has answered every refund
 	 */
 	public CompletionStage<Void> releaseHeldAsync(RequestLimits state) {
-		return (state != null) ? state.releaseHeldAsync(this.limiter) : CompletableFuture.completedFuture(null);
+		return this.settlement.releaseHeldAsync(state);
 	}
 
-	/**
-	 * The rate limit headers for every decision made for a request so far.
-	 * @param state the request's state
-	 * @param headers receives each header
-	 */
-	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
-		this.responses.headers(state.decisions(), headers);
-	}
+	/** Builds a {@link RequestRateLimiter}. */
+	public static final class Builder {
 
-	/** A CORS preflight: OPTIONS with an Origin and Access-Control-Request-Method. */
-	private static boolean isPreflight(RateLimitRequest request) {
-		return "OPTIONS".equals(request.method()) && request.header("Origin") != null
-				&& request.header("Access-Control-Request-Method") != null;
+		private final RateLimiter limiter;
+
+		private final RateLimitResponses responses;
+
+		private RequestIdentityResolver identities;
+
+		private List<RouteLimit> routes = List.of();
+
+		private PlanResolver plans;
+
+		private Builder(RateLimiter limiter, RateLimitResponses responses) {
+			this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
+			this.responses = Objects.requireNonNull(responses, "responses must not be null");
+		}
+
+		/**
+		 * Sets how identities are found.
+		 * @param identities finds identities
+		 * @return this builder
+		 */
+		public Builder identities(RequestIdentityResolver identities) {
+			this.identities = identities;
+			return this;
+		}
+
+		/**
+		 * Sets the route limits.
+		 * @param routes the configured route limits, in configuration order
+		 * @return this builder
+		 */
+		public Builder routes(List<RouteLimit> routes) {
+			this.routes = List.copyOf(routes);
+			return this;
+		}
+
+		/**
+		 * Sets how the plan of a request is found, for limits whose policy has plans.
+		 * @param plans finds plans
+		 * @return this builder
+		 */
+		public Builder plans(PlanResolver plans) {
+			this.plans = plans;
+			return this;
+		}
+
+		/**
+		 * Builds the request limiter.
+		 * @return the request limiter
+		 */
+		public RequestRateLimiter build() {
+			return new RequestRateLimiter(this);
+		}
+
 	}
 
 }

@@ -48,12 +48,12 @@ public final class WebCallContextProvider implements CallContextProvider {
 		HttpServletRequest request = servlet.getRequest();
 		HttpServletResponse response = servlet.getResponse();
 		return new RequestCallContext(this.limiter, new ServletRateLimitRequest(request),
-				ServletRateLimitRequest.stateOrCreate(request), (method) -> handlerRouteName(request, method),
-				(name, value) -> {
+				ServletRateLimitRequest.stateOrCreate(request),
+				new RequestCallContext.WebHooks((method) -> handlerRouteName(request, method), (name, value) -> {
 					if (response != null) {
 						ServletRateLimitRequest.setHeader(response, name, value);
 					}
-				});
+				}));
 	}
 
 	/** The canonical route of the request when {@code method} is its handler. */

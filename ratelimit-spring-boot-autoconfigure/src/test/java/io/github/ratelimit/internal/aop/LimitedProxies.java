@@ -35,8 +35,10 @@ final class LimitedProxies {
 			CallContextProvider contexts) {
 		RateLimitedMethods methods = new RateLimitedMethods();
 		LimitResolver resolver = new LimitResolver(policies, List.of(KeySource.GLOBAL));
-		RateLimitedMethodInterceptor interceptor = new RateLimitedMethodInterceptor(new MethodLimits(methods, resolver),
-				limiter, contexts, waiter, (principal) -> null);
+		RateLimitedMethodInterceptor interceptor = RateLimitedMethodInterceptor
+			.builder(new MethodLimits(methods, resolver), limiter, waiter)
+			.contexts(contexts)
+			.build();
 		ProxyFactory factory = new ProxyFactory(target);
 		factory.setProxyTargetClass(true);
 		factory.addAdvisor(new RateLimitedAdvisor(methods, () -> interceptor));

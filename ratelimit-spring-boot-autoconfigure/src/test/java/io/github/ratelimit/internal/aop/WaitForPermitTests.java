@@ -56,8 +56,7 @@ class WaitForPermitTests {
 	private final Sender target = new Sender();
 
 	private final Sender sender = LimitedProxies.proxy(this.target,
-			Map.of("reports",
-					new LimitSettings(null, null, null, null, null, null, null, null, null, Duration.ofSeconds(1))),
+			Map.of("reports", LimitSettings.builder().maxWait(Duration.ofSeconds(1)).build()),
 			this.limiter, this.waiter, () -> this.context);
 
 	@AfterEach

@@ -21,9 +21,9 @@ class RetryAttemptsTests {
 	void describesARequestWithoutItsUserInfoOrQuery() {
 		MockClientHttpRequest request = new MockClientHttpRequest(HttpMethod.GET,
 				URI.create("https://bob:secret@api.example.com:8443/v1/items?api_key=s3cret&page=2"));
-		RetryAttempts attempts = new RetryAttempts(request, RetrySettings.defaults(), RateLimitClock.system(),
-				(delay) -> {
-				}, new Random(1));
+		RetryAttempts attempts = new RetryAttempts(request, RetrySettings.defaults(),
+				new RetrySources(RateLimitClock.system(), (delay) -> {
+				}, new Random(1)));
 		assertThat(attempts.describe()).isEqualTo("GET https://api.example.com:8443/v1/items")
 			.doesNotContain("secret", "s3cret");
 	}

@@ -35,12 +35,16 @@ class CandidateDivergenceTests {
 		MeterRegistry registry = new SimpleMeterRegistry();
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock, 1000);
 		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(registry, () -> store));
-		LimitResolver resolver = new LimitResolver(
-				Map.of("search",
-						new LimitSettings(Algorithm.FIXED_WINDOW, 5L, null, Duration.ofMinutes(1), null, null, null)),
-				List.of(KeySource.IP), FailMode.OPEN, false,
-				Map.of("search",
-						new LimitSettings(Algorithm.SLIDING_WINDOW_COUNTER, null, null, null, null, null, null)));
+		LimitResolver resolver = LimitResolver.builder()
+			.policies(Map.of("search",
+					LimitSettings.builder()
+						.algorithm(Algorithm.FIXED_WINDOW)
+						.capacity(5L)
+						.period(Duration.ofMinutes(1))
+						.build()))
+			.defaultKey(List.of(KeySource.IP))
+			.candidates(Map.of("search", LimitSettings.builder().algorithm(Algorithm.SLIDING_WINDOW_COUNTER).build()))
+			.build();
 		LimitDefinition search = resolver.resolve("search", LimitSettings.EMPTY, "test");
 		assertThat(search.candidate().name()).isEqualTo("search (candidate)");
 		assertThat(search.candidate().shadow()).isTrue();

@@ -29,8 +29,9 @@ class RequestRateLimiterAsyncTests {
 
 	private final AsyncOnlyStore store = new AsyncOnlyStore(new InMemoryRateLimitStore());
 
-	private final RequestRateLimiter limiter = new RequestRateLimiter(new RateLimiter(this.store), null,
-			new RateLimitResponses(HeaderStyle.IETF), List.of(), null);
+	private final RequestRateLimiter limiter = RequestRateLimiter
+		.builder(new RateLimiter(this.store), new RateLimitResponses(HeaderStyle.IETF))
+		.build();
 
 	@Test
 	void aRejectedStageGivesEarlierStagesBackWithoutBlocking() {

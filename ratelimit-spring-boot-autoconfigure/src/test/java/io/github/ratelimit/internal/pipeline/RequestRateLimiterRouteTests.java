@@ -87,9 +87,9 @@ class RequestRateLimiterRouteTests {
 		ignoringCase.setCaseSensitive(false);
 		RateLimit limit = RateLimit.of("GET /Health", Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
 		RouteLimit health = new RouteLimit(ignoringCase.parse("/Health"), Set.of(),
-				new LimitDefinition(limit, 1, List.of(KeySource.IP), null));
+				LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build());
 		RouteLimit api = new RouteLimit(ignoringCase.parse("/API/**"), Set.of(),
-				new LimitDefinition(limit, 1, List.of(KeySource.IP), null));
+				LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build());
 
 		RequestRateLimiter limiter = limiter(List.of(health, api));
 
@@ -99,13 +99,13 @@ class RequestRateLimiterRouteTests {
 
 	@Test
 	void theLiteralPrefixEndsBeforeTheSegmentOfTheFirstVariableOrWildcard() {
-		assertThat(RequestRateLimiter.literalPrefix("/api/orders")).isEqualTo("/api/orders");
-		assertThat(RequestRateLimiter.literalPrefix("/api/orders/{id}")).isEqualTo("/api/orders");
-		assertThat(RequestRateLimiter.literalPrefix("/api/**")).isEqualTo("/api");
-		assertThat(RequestRateLimiter.literalPrefix("/img/*.png")).isEqualTo("/img");
-		assertThat(RequestRateLimiter.literalPrefix("/a?c")).isEmpty();
-		assertThat(RequestRateLimiter.literalPrefix("/x%20y")).isEmpty();
-		assertThat(RequestRateLimiter.literalPrefix("/**")).isEmpty();
+		assertThat(RouteMatcher.literalPrefix("/api/orders")).isEqualTo("/api/orders");
+		assertThat(RouteMatcher.literalPrefix("/api/orders/{id}")).isEqualTo("/api/orders");
+		assertThat(RouteMatcher.literalPrefix("/api/**")).isEqualTo("/api");
+		assertThat(RouteMatcher.literalPrefix("/img/*.png")).isEqualTo("/img");
+		assertThat(RouteMatcher.literalPrefix("/a?c")).isEmpty();
+		assertThat(RouteMatcher.literalPrefix("/x%20y")).isEmpty();
+		assertThat(RouteMatcher.literalPrefix("/**")).isEmpty();
 	}
 
 	@Test
@@ -160,14 +160,17 @@ class RequestRateLimiterRouteTests {
 	private static RouteLimit route(String pattern, KeySource key, Set<String> methods) {
 		RateLimit limit = RateLimit.of("GET " + pattern, Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
 		return new RouteLimit(PathPatternParser.defaultInstance.parse(pattern), methods,
-				new LimitDefinition(limit, 1, List.of(key), null));
+				LimitDefinition.builder(limit).key(List.of(key)).build());
 	}
 
 	private static RequestRateLimiter limiter(List<RouteLimit> routes) {
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
-		return new RequestRateLimiter(new RateLimiter(new InMemoryRateLimitStore()), identities,
-				new RateLimitResponses(HeaderStyle.IETF), routes, null);
+		return RequestRateLimiter
+			.builder(new RateLimiter(new InMemoryRateLimitStore()), new RateLimitResponses(HeaderStyle.IETF))
+			.identities(identities)
+			.routes(routes)
+			.build();
 	}
 
 	private static Request get(String path) {

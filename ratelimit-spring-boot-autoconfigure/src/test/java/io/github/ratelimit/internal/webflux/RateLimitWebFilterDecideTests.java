@@ -40,8 +40,9 @@ class RateLimitWebFilterDecideTests {
 
 	private final AsyncOnlyStore store = new AsyncOnlyStore(new InMemoryRateLimitStore());
 
-	private final RequestRateLimiter limiter = new RequestRateLimiter(new RateLimiter(this.store), null,
-			new RateLimitResponses(HeaderStyle.IETF), List.of(), null);
+	private final RequestRateLimiter limiter = RequestRateLimiter
+		.builder(new RateLimiter(this.store), new RateLimitResponses(HeaderStyle.IETF))
+		.build();
 
 	private final AtomicInteger chained = new AtomicInteger();
 
@@ -190,8 +191,9 @@ class RateLimitWebFilterDecideTests {
 	@Test
 	void aCancelledExchangeHoldsItsConcurrencyPermitUntilTheLease() {
 		MutableClock clock = new MutableClock();
-		RequestRateLimiter limiter = new RequestRateLimiter(new RateLimiter(new InMemoryRateLimitStore(clock, 100)),
-				null, new RateLimitResponses(HeaderStyle.IETF), List.of(), null);
+		RequestRateLimiter limiter = RequestRateLimiter
+			.builder(new RateLimiter(new InMemoryRateLimitStore(clock, 100)), new RateLimitResponses(HeaderStyle.IETF))
+			.build();
 		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 1, Duration.ofMinutes(5));
 		this.next = Mono.never();
 		RateLimitWebFilter.decide(exchange(), List.of(new Acquisition(exports, "client", 1)), new RequestLimits(), 0,
