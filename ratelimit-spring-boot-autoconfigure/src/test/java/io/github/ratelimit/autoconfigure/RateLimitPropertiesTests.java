@@ -14,7 +14,6 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.autoconfigure.RateLimitProperties.Policy;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.StoreType;
 import io.github.ratelimit.internal.pipeline.HeaderStyle;
 
@@ -59,7 +58,7 @@ class RateLimitPropertiesTests {
 
 	@Test
 	void clientRetryDefaultsAreOffAndRetryIdempotentMethodsOn429And503() {
-		RateLimitProperties.Client.Retry retry = new RateLimitProperties().getClient().getRetry();
+		RateLimitClientProperties.Retry retry = new RateLimitClientProperties().getRetry();
 		assertThat(retry.isEnabled()).isFalse();
 		assertThat(retry.getMaxAttempts()).isEqualTo(3);
 		assertThat(retry.getMaxTotalTime()).isEqualTo(Duration.ofSeconds(30));
@@ -72,12 +71,11 @@ class RateLimitPropertiesTests {
 
 	@Test
 	void bindsClientRetryWithRelaxedNames() {
-		RateLimitProperties.Client.Retry retry = bind(Map.of("ratelimit.client.retry.enabled", "true",
+		RateLimitClientProperties.Retry retry = bindClient(Map.of("ratelimit.client.retry.enabled", "true",
 				"ratelimit.client.retry.max-attempts", "5", "ratelimit.client.retry.max-total-time", "1m",
 				"ratelimit.client.retry.initial-delay", "250ms", "ratelimit.client.retry.max-delay", "20s",
 				"ratelimit.client.retry.multiplier", "1.5", "ratelimit.client.retry.methods", "get,post",
 				"ratelimit.client.retry.statuses", "429"))
-			.getClient()
 			.getRetry();
 		assertThat(retry.isEnabled()).isTrue();
 		assertThat(retry.getMaxAttempts()).isEqualTo(5);
@@ -91,7 +89,7 @@ class RateLimitPropertiesTests {
 
 	@Test
 	void defaultsLeaveEveryPolicySettingUnsetSoTheAnnotationDecides() {
-		Policy policy = new Policy();
+		RateLimitPolicyProperties policy = new RateLimitPolicyProperties();
 		assertThat(policy.getAlgorithm()).isNull();
 		assertThat(policy.getCapacity()).isNull();
 		assertThat(policy.getRefillTokens()).isNull();
@@ -145,7 +143,7 @@ class RateLimitPropertiesTests {
 				"ratelimit.policies.search.capacity", "1000", "ratelimit.policies.search.period", "1m",
 				"ratelimit.policies.search.key[0]", "principal", "ratelimit.policies.search.key[1]", "ip",
 				"ratelimit.policies.search.refill-tokens", "10"));
-		Policy search = properties.getPolicies().get("search");
+		RateLimitPolicyProperties search = properties.getPolicies().get("search");
 		assertThat(search.getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
 		assertThat(search.getCapacity()).isEqualTo(1000);
 		assertThat(search.getPeriod()).isEqualTo(Duration.ofMinutes(1));
@@ -170,7 +168,7 @@ class RateLimitPropertiesTests {
 				"ratelimit.client-ip.trusted-proxies", "10.0.0.0/8,192.168.0.0/16",
 				"ratelimit.client-ip.ipv6-prefix-length", "56", "ratelimit.memory.maximum-keys", "5000",
 				"ratelimit.tenant.header", "X-Org"));
-		RateLimitProperties.Route route = properties.getRoutes().get(0);
+		RateLimitRouteProperties route = properties.getRoutes().get(0);
 		assertThat(route.getPath()).isEqualTo("/api/reports/**");
 		assertThat(route.getMethods()).containsExactly("post");
 		assertThat(route.getPolicy()).isEqualTo("search");
@@ -186,6 +184,11 @@ class RateLimitPropertiesTests {
 	private static RateLimitProperties bind(Map<String, String> values) {
 		Binder binder = new Binder(new MapConfigurationPropertySource(values));
 		return binder.bindOrCreate("ratelimit", RateLimitProperties.class);
+	}
+
+	private static RateLimitClientProperties bindClient(Map<String, String> values) {
+		Binder binder = new Binder(new MapConfigurationPropertySource(values));
+		return binder.bindOrCreate("ratelimit.client", RateLimitClientProperties.class);
 	}
 
 }
