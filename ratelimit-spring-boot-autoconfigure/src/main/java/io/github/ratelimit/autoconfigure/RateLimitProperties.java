@@ -1,7 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,8 +8,6 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.internal.pipeline.HeaderStyle;
@@ -350,8 +347,36 @@ public class RateLimitProperties {
 		 */
 		private List<String> exactLimits = new ArrayList<>();
 
-		public Mode getMode() {
-			return this.mode;
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public RedisKeyLayout getKeyLayout() {
+			return this.keyLayout;
+		}
+
+		public void setKeyLayout(RedisKeyLayout keyLayout) {
+			this.keyLayout = keyLayout;
+		}
+
+		public boolean isFunctions() {
+			return this.functions;
+		}
+
+		public void setFunctions(boolean functions) {
+			this.functions = functions;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 		public boolean isRateLimitsOnly() {
@@ -360,6 +385,26 @@ public class RateLimitProperties {
 
 		public void setRateLimitsOnly(boolean rateLimitsOnly) {
 			this.rateLimitsOnly = rateLimitsOnly;
+		}
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getProbeInterval() {
+			return this.probeInterval;
+		}
+
+		public void setProbeInterval(Duration probeInterval) {
+			this.probeInterval = probeInterval;
+		}
+
+		public Mode getMode() {
+			return this.mode;
 		}
 
 		public void setMode(Mode mode) {
@@ -380,54 +425,6 @@ public class RateLimitProperties {
 
 		public void setExactLimits(List<String> exactLimits) {
 			this.exactLimits = exactLimits;
-		}
-
-		public boolean isFunctions() {
-			return this.functions;
-		}
-
-		public void setFunctions(boolean functions) {
-			this.functions = functions;
-		}
-
-		public RedisKeyLayout getKeyLayout() {
-			return this.keyLayout;
-		}
-
-		public void setKeyLayout(RedisKeyLayout keyLayout) {
-			this.keyLayout = keyLayout;
-		}
-
-		public String getKeyPrefix() {
-			return this.keyPrefix;
-		}
-
-		public void setKeyPrefix(String keyPrefix) {
-			this.keyPrefix = keyPrefix;
-		}
-
-		public Duration getTimeout() {
-			return this.timeout;
-		}
-
-		public void setTimeout(Duration timeout) {
-			this.timeout = timeout;
-		}
-
-		public int getFailureThreshold() {
-			return this.failureThreshold;
-		}
-
-		public void setFailureThreshold(int failureThreshold) {
-			this.failureThreshold = failureThreshold;
-		}
-
-		public Duration getProbeInterval() {
-			return this.probeInterval;
-		}
-
-		public void setProbeInterval(Duration probeInterval) {
-			this.probeInterval = probeInterval;
 		}
 
 		/**

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -100,6 +102,77 @@ class RateLimitPropertiesTests {
 		assertThat(policy.getCalendar()).isNull();
 		assertThat(policy.getTimeZone()).isNull();
 		assertThat(policy.getCountStatuses()).as("every request counts unless the policy says otherwise").isEmpty();
+	}
+
+	@Test
+	void defaultsLeaveEveryRouteSettingUnsetSoThePolicyDecides() {
+		RateLimitRouteProperties route = new RateLimitRouteProperties();
+		assertThat(route.getPath()).isNull();
+		assertThat(route.getMethods()).isEmpty();
+		assertThat(route.getPolicy()).isNull();
+		assertThat(route.getAlgorithm()).isNull();
+		assertThat(route.getCapacity()).isNull();
+		assertThat(route.getCost()).isNull();
+		assertThat(route.getKey()).isEmpty();
+		assertThat(route.getFailMode()).isNull();
+		assertThat(route.getShadow()).isNull();
+		assertThat(route.getMaxWait()).isNull();
+		assertThat(route.getCountStatuses()).isEmpty();
+		assertThat(route.getCandidate().getCapacity()).isNull();
+		assertThat(route.getPlans()).isEmpty();
+	}
+
+	@Test
+	void bindsEverySettingOfAPolicyAndOfARouteUnderItsOwnName() {
+		Map<String, String> values = new HashMap<>();
+		for (String prefix : new String[] { "ratelimit.policies.exports.", "ratelimit.routes[0]." }) {
+			values.put(prefix + "algorithm", "fixed-window");
+			values.put(prefix + "capacity", "10");
+			values.put(prefix + "refill-tokens", "2");
+			values.put(prefix + "period", "1m");
+			values.put(prefix + "cost", "3");
+			values.put(prefix + "key", "tenant");
+			values.put(prefix + "fail-mode", "closed");
+			values.put(prefix + "shadow", "true");
+			values.put(prefix + "calendar", "week");
+			values.put(prefix + "time-zone", "UTC");
+			values.put(prefix + "count-statuses", "4xx");
+			values.put(prefix + "max-wait", "1s");
+			values.put(prefix + "candidate.algorithm", "sliding-window-log");
+			values.put(prefix + "candidate.capacity", "20");
+			values.put(prefix + "candidate.refill-tokens", "4");
+			values.put(prefix + "candidate.period", "2m");
+			values.put(prefix + "plans.pro.capacity", "100");
+		}
+		values.put("ratelimit.routes[0].path", "/exports/**");
+		values.put("ratelimit.routes[0].methods", "GET");
+		values.put("ratelimit.routes[0].policy", "exports");
+		RateLimitProperties properties = bind(values);
+		RateLimitPolicyProperties policy = properties.getPolicies().get("exports");
+		RateLimitRouteProperties route = properties.getRoutes().get(0);
+		assertThat(route.getPath()).isEqualTo("/exports/**");
+		assertThat(route.getMethods()).containsExactly("GET");
+		assertThat(route.getPolicy()).isEqualTo("exports");
+		assertThat(List.of(policy.getAlgorithm(), route.getAlgorithm())).containsOnly(Algorithm.FIXED_WINDOW);
+		assertThat(List.of(policy.getCapacity(), route.getCapacity())).containsOnly(10L);
+		assertThat(List.of(policy.getRefillTokens(), route.getRefillTokens())).containsOnly(2L);
+		assertThat(List.of(policy.getPeriod(), route.getPeriod())).containsOnly(Duration.ofMinutes(1));
+		assertThat(List.of(policy.getCost(), route.getCost())).containsOnly(3L);
+		assertThat(List.of(policy.getKey(), route.getKey())).containsOnly(List.of(KeySource.TENANT));
+		assertThat(List.of(policy.getFailMode(), route.getFailMode())).containsOnly(FailMode.CLOSED);
+		assertThat(List.of(policy.getShadow(), route.getShadow())).containsOnly(true);
+		assertThat(List.of(policy.getCalendar(), route.getCalendar())).containsOnly(CalendarPeriod.WEEK);
+		assertThat(List.of(policy.getTimeZone(), route.getTimeZone())).containsOnly(ZoneId.of("UTC"));
+		assertThat(List.of(policy.getCountStatuses(), route.getCountStatuses())).containsOnly(List.of("4xx"));
+		assertThat(List.of(policy.getMaxWait(), route.getMaxWait())).containsOnly(Duration.ofSeconds(1));
+		for (RateLimitPolicyProperties.Parameters candidate : List.of(policy.getCandidate(), route.getCandidate())) {
+			assertThat(candidate.getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
+			assertThat(candidate.getCapacity()).isEqualTo(20);
+			assertThat(candidate.getRefillTokens()).isEqualTo(4);
+			assertThat(candidate.getPeriod()).isEqualTo(Duration.ofMinutes(2));
+		}
+		assertThat(policy.getPlans().get("pro").getCapacity()).isEqualTo(100);
+		assertThat(route.getPlans().get("pro").getCapacity()).isEqualTo(100);
 	}
 
 	@Test
