@@ -26,7 +26,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.BeanUtils;
 
+import io.github.ratelimit.autoconfigure.RateLimitClientProperties;
+import io.github.ratelimit.autoconfigure.RateLimitPolicyProperties;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RateLimitRouteProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -179,6 +182,7 @@ class DocumentationTests {
 	private static Set<String> boundProperties() {
 		Set<String> names = new TreeSet<>();
 		collect("ratelimit", RateLimitProperties.class, names);
+		collect("ratelimit.client", RateLimitClientProperties.class, names);
 		assertThat(names).contains("ratelimit.enabled", "ratelimit.policies.<name>.plans.<plan>.capacity",
 				"ratelimit.routes[i].path", "ratelimit.client.retry.max-attempts");
 		return names;
@@ -209,7 +213,10 @@ class DocumentationTests {
 	}
 
 	private static boolean isGroup(Class<?> type) {
-		return type != null && !type.isEnum() && type.getName().startsWith(RateLimitProperties.class.getName() + "$");
+		return type != null && !type.isEnum() && Stream
+			.of(RateLimitProperties.class, RateLimitClientProperties.class, RateLimitPolicyProperties.class,
+					RateLimitRouteProperties.class)
+			.anyMatch((bound) -> type == bound || type.getName().startsWith(bound.getName() + "$"));
 	}
 
 	private static Class<?> typeArgument(Type type, int index) {

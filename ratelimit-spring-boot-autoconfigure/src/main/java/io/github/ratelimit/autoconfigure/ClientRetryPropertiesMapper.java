@@ -26,7 +26,7 @@ final class ClientRetryPropertiesMapper {
 	private ClientRetryPropertiesMapper() {
 	}
 
-	static RetrySettings settings(RateLimitProperties.Client.Retry retry) {
+	static RetrySettings settings(RateLimitClientProperties.Retry retry) {
 		if (retry.getMaxAttempts() < 1) {
 			throw invalid("max-attempts", "must be at least 1: " + retry.getMaxAttempts(),
 					"Use a small count such as 3; 1 never retries");

@@ -26,13 +26,13 @@ import io.github.ratelimit.internal.client.RateLimitRetryInterceptor;
 @AutoConfiguration
 @ConditionalOnClass(name = "org.springframework.http.client.ClientHttpRequestInterceptor")
 @Conditional(OnClientRetryEnabledCondition.class)
-@EnableConfigurationProperties(RateLimitProperties.class)
+@EnableConfigurationProperties(RateLimitClientProperties.class)
 public final class RateLimitClientAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitRetryInterceptor rateLimitRetryInterceptor(RateLimitProperties properties) {
-		return new RateLimitRetryInterceptor(ClientRetryPropertiesMapper.settings(properties.getClient().getRetry()));
+	RateLimitRetryInterceptor rateLimitRetryInterceptor(RateLimitClientProperties properties) {
+		return new RateLimitRetryInterceptor(ClientRetryPropertiesMapper.settings(properties.getRetry()));
 	}
 
 	@Configuration(proxyBeanMethods = false)

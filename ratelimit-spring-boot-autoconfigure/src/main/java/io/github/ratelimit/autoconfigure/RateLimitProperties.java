@@ -1,7 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,8 +8,6 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.internal.pipeline.HeaderStyle;
@@ -18,9 +15,11 @@ import io.github.ratelimit.internal.redis.RedisKeyLayout;
 import io.github.ratelimit.internal.web.RateLimitFilter;
 
 /**
- * Configuration properties for rate limiting. A name under {@code ratelimit} that binds to
- * nothing (a misspelling, most of the time) fails the startup, so that a typo does not
- * leave a limit at its default.
+ * Configuration properties for rate limiting. Policies and routes are bound to
+ * {@link RateLimitPolicyProperties} and {@link RateLimitRouteProperties}, client retries to
+ * {@link RateLimitClientProperties}. A name under {@code ratelimit} that binds to nothing (a
+ * misspelling, most of the time) fails the startup, so that a typo does not leave a limit at
+ * its default.
  */
 @ConfigurationProperties("ratelimit")
 public class RateLimitProperties {
@@ -31,7 +30,7 @@ public class RateLimitProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Where buckets are kept; auto uses Redis when a RedisConnectionFactory bean exists.
+	 * Where buckets are kept: auto uses Redis when a RedisConnectionFactory bean exists.
 	 */
 	private StoreType store = StoreType.AUTO;
 
@@ -51,7 +50,7 @@ public class RateLimitProperties {
 	private double fallbackFactor = 0.5;
 
 	/**
-	 * Whether every limit that sets nothing about it runs in shadow mode: decided, recorded and advertised in headers, but never rejecting.
+	 * Whether limits that set nothing about it run in shadow mode, recording what they would reject.
 	 */
 	private boolean shadow;
 
@@ -61,7 +60,7 @@ public class RateLimitProperties {
 	private HeaderStyle headers = HeaderStyle.IETF;
 
 	/**
-	 * Order of the servlet filter enforcing route limits; the default runs it before Spring Security.
+	 * Order of the filter enforcing route limits; the default runs it before Spring Security.
 	 */
 	private int filterOrder = RateLimitFilter.DEFAULT_ORDER;
 
@@ -75,17 +74,15 @@ public class RateLimitProperties {
 
 	private final Plans plans = new Plans();
 
-	private final Client client = new Client();
+	/**
+	 * Named policies, overriding the values of the annotations and routes of the same name.
+	 */
+	private Map<String, RateLimitPolicyProperties> policies = new LinkedHashMap<>();
 
 	/**
-	 * Named policies; a policy applies to annotations and routes of the same name and overrides their values.
+	 * Limits of request paths, enforced by a filter without annotations.
 	 */
-	private Map<String, Policy> policies = new LinkedHashMap<>();
-
-	/**
-	 * Route limits enforced by the servlet filter, without annotations.
-	 */
-	private List<Route> routes = new ArrayList<>();
+	private List<RateLimitRouteProperties> routes = new ArrayList<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -171,23 +168,19 @@ public class RateLimitProperties {
 		return this.plans;
 	}
 
-	public Client getClient() {
-		return this.client;
-	}
-
-	public Map<String, Policy> getPolicies() {
+	public Map<String, RateLimitPolicyProperties> getPolicies() {
 		return this.policies;
 	}
 
-	public void setPolicies(Map<String, Policy> policies) {
+	public void setPolicies(Map<String, RateLimitPolicyProperties> policies) {
 		this.policies = policies;
 	}
 
-	public List<Route> getRoutes() {
+	public List<RateLimitRouteProperties> getRoutes() {
 		return this.routes;
 	}
 
-	public void setRoutes(List<Route> routes) {
+	public void setRoutes(List<RateLimitRouteProperties> routes) {
 		this.routes = routes;
 	}
 
@@ -257,7 +250,7 @@ public class RateLimitProperties {
 		private List<String> trustedProxies = new ArrayList<>();
 
 		/**
-		 * Prefix length IPv6 clients are aggregated to, so one host cannot rotate through its addresses.
+		 * Prefix length IPv6 clients are aggregated to, so that one host cannot rotate through its addresses.
 		 */
 		private int ipv6PrefixLength = 64;
 
@@ -310,22 +303,22 @@ public class RateLimitProperties {
 		private String keyPrefix = "ratelimit:";
 
 		/**
-		 * How buckets of token and leaky bucket limits map to Redis keys: a key per bucket, or fields of one hash per limit and Cluster slot, which takes a fraction of the memory per identity (Redis 6.2 or later).
+		 * How token and leaky buckets map to Redis keys: a key per bucket, or one hash per limit and Cluster slot.
 		 */
 		private RedisKeyLayout keyLayout = RedisKeyLayout.KEY_PER_BUCKET;
 
 		/**
-		 * Whether the scripts run as Redis functions (FUNCTION LOAD once, FCALL per call) where the server runs them (Redis 7 or later), which costs Redis less per call than EVALSHA. A server or user that runs no functions gets EVALSHA by itself; false forces EVALSHA, for a proxy or managed service that refuses functions otherwise.
+		 * Whether scripts run as Redis functions (FCALL) where the server allows it, rather than with EVALSHA.
 		 */
 		private boolean functions = true;
 
 		/**
-		 * Longest time a request waits for Redis; then the fallback (or, for fail-closed limits, a 503) answers.
+		 * Longest time a request waits for Redis; then the fallback (or a 503 for fail-closed limits) answers.
 		 */
 		private Duration timeout = Duration.ofMillis(250);
 
 		/**
-		 * Whether the application's Redis serves rate limits only: then Spring Boot's redis health indicator is replaced by one that waits for Redis at most the timeout and stays UP while the fallback decides; false keeps Boot's, for a Redis that also holds sessions, caches or data.
+		 * Whether the application's Redis serves rate limits only; its health then stays UP while the fallback decides.
 		 */
 		private boolean rateLimitsOnly = true;
 
@@ -340,7 +333,7 @@ public class RateLimitProperties {
 		private Duration probeInterval = Duration.ofSeconds(5);
 
 		/**
-		 * How Redis decides: exact asks it on every request; local-first decides on each instance against shares leased from Redis and settles them every sync interval.
+		 * How Redis decides: on every request (exact), or on each instance against shares leased from it (local-first).
 		 */
 		private Mode mode = Mode.EXACT;
 
@@ -354,8 +347,36 @@ public class RateLimitProperties {
 		 */
 		private List<String> exactLimits = new ArrayList<>();
 
-		public Mode getMode() {
-			return this.mode;
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public RedisKeyLayout getKeyLayout() {
+			return this.keyLayout;
+		}
+
+		public void setKeyLayout(RedisKeyLayout keyLayout) {
+			this.keyLayout = keyLayout;
+		}
+
+		public boolean isFunctions() {
+			return this.functions;
+		}
+
+		public void setFunctions(boolean functions) {
+			this.functions = functions;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 		public boolean isRateLimitsOnly() {
@@ -364,6 +385,26 @@ public class RateLimitProperties {
 
 		public void setRateLimitsOnly(boolean rateLimitsOnly) {
 			this.rateLimitsOnly = rateLimitsOnly;
+		}
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getProbeInterval() {
+			return this.probeInterval;
+		}
+
+		public void setProbeInterval(Duration probeInterval) {
+			this.probeInterval = probeInterval;
+		}
+
+		public Mode getMode() {
+			return this.mode;
 		}
 
 		public void setMode(Mode mode) {
@@ -384,54 +425,6 @@ public class RateLimitProperties {
 
 		public void setExactLimits(List<String> exactLimits) {
 			this.exactLimits = exactLimits;
-		}
-
-		public boolean isFunctions() {
-			return this.functions;
-		}
-
-		public void setFunctions(boolean functions) {
-			this.functions = functions;
-		}
-
-		public RedisKeyLayout getKeyLayout() {
-			return this.keyLayout;
-		}
-
-		public void setKeyLayout(RedisKeyLayout keyLayout) {
-			this.keyLayout = keyLayout;
-		}
-
-		public String getKeyPrefix() {
-			return this.keyPrefix;
-		}
-
-		public void setKeyPrefix(String keyPrefix) {
-			this.keyPrefix = keyPrefix;
-		}
-
-		public Duration getTimeout() {
-			return this.timeout;
-		}
-
-		public void setTimeout(Duration timeout) {
-			this.timeout = timeout;
-		}
-
-		public int getFailureThreshold() {
-			return this.failureThreshold;
-		}
-
-		public void setFailureThreshold(int failureThreshold) {
-			this.failureThreshold = failureThreshold;
-		}
-
-		public Duration getProbeInterval() {
-			return this.probeInterval;
-		}
-
-		public void setProbeInterval(Duration probeInterval) {
-			this.probeInterval = probeInterval;
 		}
 
 		/**
@@ -469,372 +462,6 @@ public class RateLimitProperties {
 
 		public void setAuthorityPrefix(String authorityPrefix) {
 			this.authorityPrefix = authorityPrefix;
-		}
-
-	}
-
-	/**
-	 * Calls this application makes to rate-limited APIs.
-	 */
-	public static class Client {
-
-		private final Retry retry = new Retry();
-
-		public Retry getRetry() {
-			return this.retry;
-		}
-
-		/**
-		 * Retries of refused calls by the auto-configured RestClient.Builder and RestTemplateBuilder.
-		 */
-		public static class Retry {
-
-			/**
-			 * Whether RestClient.Builder and RestTemplateBuilder beans retry calls refused with a retryable status.
-			 */
-			private boolean enabled;
-
-			/**
-			 * Attempts in total for one call, the first one included.
-			 */
-			private int maxAttempts = 3;
-
-			/**
-			 * Time budget of one call from its first attempt; a wait that would end beyond it is not started.
-			 */
-			private Duration maxTotalTime = Duration.ofSeconds(30);
-
-			/**
-			 * Cap of the first jittered back-off, used when the response names no delay.
-			 */
-			private Duration initialDelay = Duration.ofMillis(100);
-
-			/**
-			 * Cap of every back-off; a longer delay demanded by the server ends the call with its response.
-			 */
-			private Duration maxDelay = Duration.ofSeconds(10);
-
-			/**
-			 * Growth of the back-off cap from one retry to the next.
-			 */
-			private double multiplier = 2.0;
-
-			/**
-			 * Request methods that are retried; add POST or PATCH only for endpoints that are idempotent.
-			 */
-			private List<String> methods = new ArrayList<>(List.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"));
-
-			/**
-			 * Response statuses that are retried.
-			 */
-			private List<Integer> statuses = new ArrayList<>(List.of(429, 503));
-
-			public boolean isEnabled() {
-				return this.enabled;
-			}
-
-			public void setEnabled(boolean enabled) {
-				this.enabled = enabled;
-			}
-
-			public int getMaxAttempts() {
-				return this.maxAttempts;
-			}
-
-			public void setMaxAttempts(int maxAttempts) {
-				this.maxAttempts = maxAttempts;
-			}
-
-			public Duration getMaxTotalTime() {
-				return this.maxTotalTime;
-			}
-
-			public void setMaxTotalTime(Duration maxTotalTime) {
-				this.maxTotalTime = maxTotalTime;
-			}
-
-			public Duration getInitialDelay() {
-				return this.initialDelay;
-			}
-
-			public void setInitialDelay(Duration initialDelay) {
-				this.initialDelay = initialDelay;
-			}
-
-			public Duration getMaxDelay() {
-				return this.maxDelay;
-			}
-
-			public void setMaxDelay(Duration maxDelay) {
-				this.maxDelay = maxDelay;
-			}
-
-			public double getMultiplier() {
-				return this.multiplier;
-			}
-
-			public void setMultiplier(double multiplier) {
-				this.multiplier = multiplier;
-			}
-
-			public List<String> getMethods() {
-				return this.methods;
-			}
-
-			public void setMethods(List<String> methods) {
-				this.methods = methods;
-			}
-
-			public List<Integer> getStatuses() {
-				return this.statuses;
-			}
-
-			public void setStatuses(List<Integer> statuses) {
-				this.statuses = statuses;
-			}
-
-		}
-
-	}
-
-	/**
-	 * Settings of a limit; unset values come from the annotation or the defaults.
-	 */
-	public static class Policy extends Parameters {
-
-		/**
-		 * Quota units one request consumes.
-		 */
-		private Long cost;
-
-		/**
-		 * Key sources tried in order; the first available for the request wins.
-		 */
-		private List<KeySource> key = new ArrayList<>();
-
-		/**
-		 * What this limit does when its store fails; unset means ratelimit.fail-mode.
-		 */
-		private FailMode failMode;
-
-		/**
-		 * Whether this limit runs in shadow mode (records what it would reject, never rejects); unset means ratelimit.shadow.
-		 */
-		private Boolean shadow;
-
-		/**
-		 * Another algorithm or parameters evaluated beside this policy in shadow mode, to compare them before switching; unset values are the policy's.
-		 */
-		private final Parameters candidate = new Parameters();
-
-		/**
-		 * Longest time a call waits for a permit instead of being rejected; unset means the annotation's maxWait (no waiting), and routes never wait.
-		 */
-		private Duration maxWait;
-
-		/**
-		 * Per-plan overrides of capacity, refill-tokens and period, by plan name; a request of no plan, or of one not listed, gets the policy's own values.
-		 */
-		private Map<String, Parameters> plans = new LinkedHashMap<>();
-
-		/**
-		 * Calendar unit (day, week or month) whose windows this fixed-window limit counts, turning over at local midnight in time-zone; none means windows of the period.
-		 */
-		private CalendarPeriod calendar;
-
-		/**
-		 * Time zone whose local midnight starts the windows of a calendar quota; unset means UTC.
-		 */
-		private ZoneId timeZone;
-
-		/**
-		 * Final HTTP statuses that count against this limit, as codes or classes (401, 403, 4xx, 5xx); a request answered with another status is given back what it consumed. Empty means every request counts.
-		 */
-		private List<String> countStatuses = new ArrayList<>();
-
-		public List<String> getCountStatuses() {
-			return this.countStatuses;
-		}
-
-		public void setCountStatuses(List<String> countStatuses) {
-			this.countStatuses = countStatuses;
-		}
-
-		public CalendarPeriod getCalendar() {
-			return this.calendar;
-		}
-
-		public void setCalendar(CalendarPeriod calendar) {
-			this.calendar = calendar;
-		}
-
-		public ZoneId getTimeZone() {
-			return this.timeZone;
-		}
-
-		public void setTimeZone(ZoneId timeZone) {
-			this.timeZone = timeZone;
-		}
-
-		public Parameters getCandidate() {
-			return this.candidate;
-		}
-
-		public Duration getMaxWait() {
-			return this.maxWait;
-		}
-
-		public void setMaxWait(Duration maxWait) {
-			this.maxWait = maxWait;
-		}
-
-		public Map<String, Parameters> getPlans() {
-			return this.plans;
-		}
-
-		public void setPlans(Map<String, Parameters> plans) {
-			this.plans = plans;
-		}
-
-		public Boolean getShadow() {
-			return this.shadow;
-		}
-
-		public void setShadow(Boolean shadow) {
-			this.shadow = shadow;
-		}
-
-		public FailMode getFailMode() {
-			return this.failMode;
-		}
-
-		public void setFailMode(FailMode failMode) {
-			this.failMode = failMode;
-		}
-
-		public Long getCost() {
-			return this.cost;
-		}
-
-		public void setCost(Long cost) {
-			this.cost = cost;
-		}
-
-		public List<KeySource> getKey() {
-			return this.key;
-		}
-
-		public void setKey(List<KeySource> key) {
-			this.key = key;
-		}
-
-	}
-
-	/**
-	 * Algorithm and parameters of a limit.
-	 */
-	public static class Parameters {
-
-		/**
-		 * Algorithm deciding the requests.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Bucket size, or requests per window.
-		 */
-		private Long capacity;
-
-		/**
-		 * Tokens added per period for the bucket algorithms; 0 means the capacity.
-		 */
-		private Long refillTokens;
-
-		/**
-		 * Refill period or window length.
-		 */
-		private Duration period;
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Long getCapacity() {
-			return this.capacity;
-		}
-
-		public void setCapacity(Long capacity) {
-			this.capacity = capacity;
-		}
-
-		public Long getRefillTokens() {
-			return this.refillTokens;
-		}
-
-		public void setRefillTokens(Long refillTokens) {
-			this.refillTokens = refillTokens;
-		}
-
-		public Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(Duration period) {
-			this.period = period;
-		}
-
-		boolean isSet() {
-			return this.algorithm != null || this.capacity != null || this.refillTokens != null || this.period != null;
-		}
-
-	}
-
-	/**
-	 * A route limit: a path pattern, optional methods, and a policy name or inline settings.
-	 */
-	public static class Route extends Policy {
-
-		/**
-		 * Path pattern within the application, such as /api/reports/**.
-		 */
-		private String path;
-
-		/**
-		 * HTTP methods the limit applies to; empty for all.
-		 */
-		private List<String> methods = new ArrayList<>();
-
-		/**
-		 * Name of the policy to apply; without it the route is named after its methods and path.
-		 */
-		private String policy;
-
-		public String getPath() {
-			return this.path;
-		}
-
-		public void setPath(String path) {
-			this.path = path;
-		}
-
-		public List<String> getMethods() {
-			return this.methods;
-		}
-
-		public void setMethods(List<String> methods) {
-			this.methods = methods;
-		}
-
-		public String getPolicy() {
-			return this.policy;
-		}
-
-		public void setPolicy(String policy) {
-			this.policy = policy;
 		}
 
 	}

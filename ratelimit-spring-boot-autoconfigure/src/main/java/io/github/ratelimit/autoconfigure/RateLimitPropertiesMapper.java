@@ -50,17 +50,16 @@ final class RateLimitPropertiesMapper {
 	private static Map<String, LimitSettings> candidates(RateLimitProperties properties) {
 		Map<String, LimitSettings> candidates = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> {
-			RateLimitProperties.Parameters candidate = policy.getCandidate();
-			if (candidate.isSet()) {
-				candidates.put(name, new LimitSettings(candidate.getAlgorithm(), candidate.getCapacity(),
-						candidate.getRefillTokens(), candidate.getPeriod(), null, null, null));
+			RateLimitPolicyProperties.Parameters candidate = policy.getCandidate();
+			if (isSet(candidate)) {
+				candidates.put(name, settings(candidate));
 			}
 		});
 		return candidates;
 	}
 
 	private static Map<String, Map<String, LimitSettings>> plans(RateLimitProperties properties) {
-		List<RateLimitProperties.Route> routes = properties.getRoutes();
+		List<RateLimitRouteProperties> routes = properties.getRoutes();
 		for (int i = 0; i < routes.size(); i++) {
 			if (!routes.get(i).getPlans().isEmpty()) {
 				throw new RateLimitConfigurationException("ratelimit.routes[" + i + "].plans",
@@ -71,9 +70,7 @@ final class RateLimitPropertiesMapper {
 		Map<String, Map<String, LimitSettings>> plans = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> {
 			Map<String, LimitSettings> byPlan = new LinkedHashMap<>();
-			policy.getPlans().forEach((plan, parameters) -> byPlan.put(plan, new LimitSettings(
-					parameters.getAlgorithm(), parameters.getCapacity(), parameters.getRefillTokens(),
-					parameters.getPeriod(), null, null, null)));
+			policy.getPlans().forEach((plan, parameters) -> byPlan.put(plan, settings(parameters)));
 			if (!byPlan.isEmpty()) {
 				plans.put(name, byPlan);
 			}
@@ -188,10 +185,29 @@ final class RateLimitPropertiesMapper {
 		return new ClientIpResolver(trusted, prefix);
 	}
 
-	static LimitSettings settings(RateLimitProperties.Policy policy) {
+	static LimitSettings settings(RateLimitPolicyProperties policy) {
 		return new LimitSettings(policy.getAlgorithm(), policy.getCapacity(), policy.getRefillTokens(),
 				policy.getPeriod(), policy.getCost(), policy.getKey(), null, policy.getFailMode(), policy.getShadow(),
 				policy.getMaxWait(), policy.getCalendar(), policy.getTimeZone(), policy.getCountStatuses());
+	}
+
+	/** The settings a route carries inline, which win over those of the policy it names. */
+	static LimitSettings settings(RateLimitRouteProperties route) {
+		return new LimitSettings(route.getAlgorithm(), route.getCapacity(), route.getRefillTokens(),
+				route.getPeriod(), route.getCost(), route.getKey(), null, route.getFailMode(), route.getShadow(),
+				route.getMaxWait(), route.getCalendar(), route.getTimeZone(), route.getCountStatuses());
+	}
+
+	/** The settings of a candidate or a plan: its algorithm and parameters alone. */
+	private static LimitSettings settings(RateLimitPolicyProperties.Parameters parameters) {
+		return new LimitSettings(parameters.getAlgorithm(), parameters.getCapacity(), parameters.getRefillTokens(),
+				parameters.getPeriod(), null, null, null);
+	}
+
+	/** Whether a candidate sets anything, which makes it a candidate to evaluate. */
+	private static boolean isSet(RateLimitPolicyProperties.Parameters parameters) {
+		return parameters.getAlgorithm() != null || parameters.getCapacity() != null
+				|| parameters.getRefillTokens() != null || parameters.getPeriod() != null;
 	}
 
 }

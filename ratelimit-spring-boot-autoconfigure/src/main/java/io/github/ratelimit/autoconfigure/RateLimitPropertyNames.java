@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
@@ -14,13 +15,20 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.core.ResolvableType;
 
 /**
- * The names {@link RateLimitProperties} binds, read from its getters, and the nearest of
- * them to a name it does not bind: what a startup failure suggests for a misspelled
- * property.
+ * The names {@link RateLimitProperties} and {@link RateLimitClientProperties} bind, read
+ * from their getters, and the nearest of them to a name they do not bind: what a startup
+ * failure suggests for a misspelled property.
  */
 final class RateLimitPropertyNames {
 
 	static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("ratelimit");
+
+	/** The classes bound under {@code ratelimit}, whose nested classes are groups too. */
+	private static final Set<Class<?>> GROUPS = Set.of(RateLimitProperties.class, RateLimitClientProperties.class,
+			RateLimitPolicyProperties.class, RateLimitRouteProperties.class);
+
+	/** The group bound to {@code ratelimit.client} by a properties class of its own. */
+	private static final String CLIENT = "client";
 
 	private RateLimitPropertyNames() {
 	}
@@ -66,6 +74,9 @@ final class RateLimitPropertyNames {
 				continue;
 			}
 			Map<String, Property> properties = propertiesOf(raw);
+			if (raw == RateLimitProperties.class) {
+				properties.put(CLIENT, new Property(CLIENT, ResolvableType.forClass(RateLimitClientProperties.class)));
+			}
 			if (properties.isEmpty()) {
 				// below a value
 				return text;
@@ -88,8 +99,8 @@ final class RateLimitPropertyNames {
 	}
 
 	/**
-	 * The bean properties of a class of {@link RateLimitProperties} by uniform name
-	 * (lower case, without dashes), read from its public getters; none for a value type.
+	 * The bean properties of a group by uniform name (lower case, without dashes), read
+	 * from its public getters; none for a value type.
 	 */
 	private static Map<String, Property> propertiesOf(Class<?> type) {
 		Map<String, Property> properties = new TreeMap<>();
@@ -107,10 +118,10 @@ final class RateLimitPropertyNames {
 		return properties;
 	}
 
-	/** Whether the type is {@link RateLimitProperties} or one of its nested groups, rather than a value. */
+	/** Whether the type is one of the bound classes or one of their nested groups, rather than a value. */
 	private static boolean isPropertiesGroup(Class<?> type) {
 		for (Class<?> enclosing = type; enclosing != null; enclosing = enclosing.getEnclosingClass()) {
-			if (enclosing == RateLimitProperties.class) {
+			if (GROUPS.contains(enclosing)) {
 				return !type.isEnum();
 			}
 		}

@@ -30,9 +30,9 @@ final class RateLimitRoutesMapper {
 
 	static List<RouteLimit> routes(RateLimitProperties properties, LimitResolver resolver) {
 		List<RouteLimit> routes = new ArrayList<>();
-		List<RateLimitProperties.Route> configured = properties.getRoutes();
+		List<RateLimitRouteProperties> configured = properties.getRoutes();
 		for (int i = 0; i < configured.size(); i++) {
-			RateLimitProperties.Route route = configured.get(i);
+			RateLimitRouteProperties route = configured.get(i);
 			String origin = "ratelimit.routes[" + i + "]";
 			PathPattern pattern = pattern(route.getPath(), origin);
 			List<String> methods = new ArrayList<>();

@@ -18,7 +18,9 @@ import org.springframework.javapoet.ClassName;
 
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitPolicyProperties;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RateLimitRouteProperties;
 import io.github.ratelimit.internal.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,8 +84,10 @@ class RateLimitAotProcessingTests {
 			.accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onMethodInvocation(RateLimitProperties.Redis.class, "setKeyPrefix")).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitProperties.Policy.class, "setCapacity"))
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitPolicyProperties.class, "setCapacity"))
 			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(RateLimitRouteProperties.class, "setPath")).accepts(this.hints);
 	}
 
 	@Configuration(proxyBeanMethods = false)

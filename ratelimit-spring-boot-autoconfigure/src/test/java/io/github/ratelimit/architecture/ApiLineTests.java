@@ -36,7 +36,10 @@ class ApiLineTests {
 			// the auto-configuration and its properties
 			"io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration",
 			"io.github.ratelimit.autoconfigure.RateLimitClientAutoConfiguration",
-			"io.github.ratelimit.autoconfigure.RateLimitProperties");
+			"io.github.ratelimit.autoconfigure.RateLimitClientProperties",
+			"io.github.ratelimit.autoconfigure.RateLimitPolicyProperties",
+			"io.github.ratelimit.autoconfigure.RateLimitProperties",
+			"io.github.ratelimit.autoconfigure.RateLimitRouteProperties");
 
 	private static final List<String> TEST_KIT = List.of("io.github.ratelimit.test.AutoConfigureRateLimitTest",
 			"io.github.ratelimit.test.RateLimitDecisions", "io.github.ratelimit.test.RateLimitDecisionsAssert",

@@ -2,7 +2,9 @@ package io.github.ratelimit.autoconfigure;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -21,10 +23,7 @@ class ConfigurationMetadataTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void everyPropertyIsDescribedAndEnumLikeOnesHaveHints() throws IOException {
-		Map<String, Object> metadata;
-		try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
-			metadata = JsonMapper.builder().build().readValue(in, Map.class);
-		}
+		Map<String, Object> metadata = metadata();
 		List<Map<String, Object>> properties = (List<Map<String, Object>>) metadata.get("properties");
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.contains("ratelimit.enabled", "ratelimit.store", "ratelimit.default-key", "ratelimit.fail-mode",
@@ -42,6 +41,51 @@ class ConfigurationMetadataTests {
 			.orElseThrow();
 		assertThat((List<Map<String, Object>>) headers.get("values")).extracting((value) -> value.get("value"))
 			.containsExactly("ietf", "draft-06", "x-ratelimit", "none");
+	}
+
+	@Test
+	void everyDescriptionIsOnePlainSentenceThatFitsATooltip() throws IOException {
+		assertThat(properties()).isNotEmpty().allSatisfy((property) -> {
+			String description = (String) property.get("description");
+			assertThat(description).as((String) property.get("name"))
+				.hasSizeLessThanOrEqualTo(120)
+				.doesNotStartWith("The ")
+				.endsWith(".");
+			if ("java.lang.Boolean".equals(property.get("type"))) {
+				assertThat(description).as((String) property.get("name")).startsWith("Whether ");
+			}
+		});
+	}
+
+	@Test
+	void defaultsInTheMetadataAreTheDefaultsOfTheProperties() throws IOException {
+		Map<String, Object> defaults = new LinkedHashMap<>();
+		properties().forEach((property) -> defaults.put((String) property.get("name"), property.get("defaultValue")));
+		RateLimitProperties properties = new RateLimitProperties();
+		RateLimitClientProperties.Retry retry = new RateLimitClientProperties().getRetry();
+		assertThat(defaults.get("ratelimit.default-key")).isEqualTo(properties.getDefaultKey()
+			.stream()
+			.map((source) -> source.name().toLowerCase(Locale.ROOT))
+			.toList());
+		assertThat(defaults.get("ratelimit.filter-order")).isEqualTo(properties.getFilterOrder());
+		assertThat(defaults.get("ratelimit.fallback-factor")).isEqualTo(properties.getFallbackFactor());
+		assertThat(defaults.get("ratelimit.redis.timeout")).isEqualTo("250ms");
+		assertThat(defaults.get("ratelimit.client.retry.methods")).isEqualTo(retry.getMethods());
+		assertThat(defaults.get("ratelimit.client.retry.statuses")).isEqualTo(retry.getStatuses());
+		assertThat(defaults.get("ratelimit.client.retry.max-attempts")).isEqualTo(retry.getMaxAttempts());
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Map<String, Object>> properties() throws IOException {
+		List<Map<String, Object>> properties = (List<Map<String, Object>>) metadata().get("properties");
+		return properties.stream().filter((property) -> ((String) property.get("name")).startsWith("ratelimit.")).toList();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> metadata() throws IOException {
+		try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
+			return JsonMapper.builder().build().readValue(in, Map.class);
+		}
 	}
 
 }

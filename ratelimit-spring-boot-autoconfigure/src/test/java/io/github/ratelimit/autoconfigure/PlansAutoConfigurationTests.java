@@ -41,7 +41,7 @@ class PlansAutoConfigurationTests {
 	void defaultsReadPlansFromAuthoritiesPrefixedPlanAndDefineNoPlans() {
 		RateLimitProperties properties = new RateLimitProperties();
 		assertThat(properties.getPlans().getAuthorityPrefix()).isEqualTo("PLAN_");
-		assertThat(new RateLimitProperties.Policy().getPlans()).isEmpty();
+		assertThat(new RateLimitPolicyProperties().getPlans()).isEmpty();
 	}
 
 	@Test
@@ -52,7 +52,7 @@ class PlansAutoConfigurationTests {
 					"ratelimit.policies.api.plans.enterprise.refill-tokens=5000",
 					"ratelimit.policies.api.plans.enterprise.capacity=10000")
 			.run((context) -> {
-				RateLimitProperties.Policy api = context.getBean(RateLimitProperties.class).getPolicies().get("api");
+				RateLimitPolicyProperties api = context.getBean(RateLimitProperties.class).getPolicies().get("api");
 				assertThat(api.getPlans()).containsOnlyKeys("pro", "enterprise");
 				assertThat(api.getPlans().get("enterprise").getRefillTokens()).isEqualTo(5_000);
 				var definition = context.getBean(LimitResolver.class).resolve("api", LimitSettings.EMPTY, "test");

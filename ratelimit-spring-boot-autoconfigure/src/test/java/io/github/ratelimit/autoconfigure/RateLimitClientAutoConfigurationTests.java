@@ -94,7 +94,8 @@ class RateLimitClientAutoConfigurationTests {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
 			.withPropertyValues("ratelimit.enabled=false", "ratelimit.client.retry.enabled=true")
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitRetryInterceptor.class)
-				.doesNotHaveBean(RateLimitProperties.Policy.class));
+				.hasSingleBean(RateLimitClientProperties.class)
+				.doesNotHaveBean(RateLimitProperties.class));
 	}
 
 	@Test

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,6 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.FailMode;
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.autoconfigure.RateLimitProperties.Policy;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.StoreType;
 import io.github.ratelimit.internal.pipeline.HeaderStyle;
 
@@ -59,7 +60,7 @@ class RateLimitPropertiesTests {
 
 	@Test
 	void clientRetryDefaultsAreOffAndRetryIdempotentMethodsOn429And503() {
-		RateLimitProperties.Client.Retry retry = new RateLimitProperties().getClient().getRetry();
+		RateLimitClientProperties.Retry retry = new RateLimitClientProperties().getRetry();
 		assertThat(retry.isEnabled()).isFalse();
 		assertThat(retry.getMaxAttempts()).isEqualTo(3);
 		assertThat(retry.getMaxTotalTime()).isEqualTo(Duration.ofSeconds(30));
@@ -72,12 +73,11 @@ class RateLimitPropertiesTests {
 
 	@Test
 	void bindsClientRetryWithRelaxedNames() {
-		RateLimitProperties.Client.Retry retry = bind(Map.of("ratelimit.client.retry.enabled", "true",
+		RateLimitClientProperties.Retry retry = bindClient(Map.of("ratelimit.client.retry.enabled", "true",
 				"ratelimit.client.retry.max-attempts", "5", "ratelimit.client.retry.max-total-time", "1m",
 				"ratelimit.client.retry.initial-delay", "250ms", "ratelimit.client.retry.max-delay", "20s",
 				"ratelimit.client.retry.multiplier", "1.5", "ratelimit.client.retry.methods", "get,post",
 				"ratelimit.client.retry.statuses", "429"))
-			.getClient()
 			.getRetry();
 		assertThat(retry.isEnabled()).isTrue();
 		assertThat(retry.getMaxAttempts()).isEqualTo(5);
@@ -91,7 +91,7 @@ class RateLimitPropertiesTests {
 
 	@Test
 	void defaultsLeaveEveryPolicySettingUnsetSoTheAnnotationDecides() {
-		Policy policy = new Policy();
+		RateLimitPolicyProperties policy = new RateLimitPolicyProperties();
 		assertThat(policy.getAlgorithm()).isNull();
 		assertThat(policy.getCapacity()).isNull();
 		assertThat(policy.getRefillTokens()).isNull();
@@ -102,6 +102,77 @@ class RateLimitPropertiesTests {
 		assertThat(policy.getCalendar()).isNull();
 		assertThat(policy.getTimeZone()).isNull();
 		assertThat(policy.getCountStatuses()).as("every request counts unless the policy says otherwise").isEmpty();
+	}
+
+	@Test
+	void defaultsLeaveEveryRouteSettingUnsetSoThePolicyDecides() {
+		RateLimitRouteProperties route = new RateLimitRouteProperties();
+		assertThat(route.getPath()).isNull();
+		assertThat(route.getMethods()).isEmpty();
+		assertThat(route.getPolicy()).isNull();
+		assertThat(route.getAlgorithm()).isNull();
+		assertThat(route.getCapacity()).isNull();
+		assertThat(route.getCost()).isNull();
+		assertThat(route.getKey()).isEmpty();
+		assertThat(route.getFailMode()).isNull();
+		assertThat(route.getShadow()).isNull();
+		assertThat(route.getMaxWait()).isNull();
+		assertThat(route.getCountStatuses()).isEmpty();
+		assertThat(route.getCandidate().getCapacity()).isNull();
+		assertThat(route.getPlans()).isEmpty();
+	}
+
+	@Test
+	void bindsEverySettingOfAPolicyAndOfARouteUnderItsOwnName() {
+		Map<String, String> values = new HashMap<>();
+		for (String prefix : new String[] { "ratelimit.policies.exports.", "ratelimit.routes[0]." }) {
+			values.put(prefix + "algorithm", "fixed-window");
+			values.put(prefix + "capacity", "10");
+			values.put(prefix + "refill-tokens", "2");
+			values.put(prefix + "period", "1m");
+			values.put(prefix + "cost", "3");
+			values.put(prefix + "key", "tenant");
+			values.put(prefix + "fail-mode", "closed");
+			values.put(prefix + "shadow", "true");
+			values.put(prefix + "calendar", "week");
+			values.put(prefix + "time-zone", "UTC");
+			values.put(prefix + "count-statuses", "4xx");
+			values.put(prefix + "max-wait", "1s");
+			values.put(prefix + "candidate.algorithm", "sliding-window-log");
+			values.put(prefix + "candidate.capacity", "20");
+			values.put(prefix + "candidate.refill-tokens", "4");
+			values.put(prefix + "candidate.period", "2m");
+			values.put(prefix + "plans.pro.capacity", "100");
+		}
+		values.put("ratelimit.routes[0].path", "/exports/**");
+		values.put("ratelimit.routes[0].methods", "GET");
+		values.put("ratelimit.routes[0].policy", "exports");
+		RateLimitProperties properties = bind(values);
+		RateLimitPolicyProperties policy = properties.getPolicies().get("exports");
+		RateLimitRouteProperties route = properties.getRoutes().get(0);
+		assertThat(route.getPath()).isEqualTo("/exports/**");
+		assertThat(route.getMethods()).containsExactly("GET");
+		assertThat(route.getPolicy()).isEqualTo("exports");
+		assertThat(List.of(policy.getAlgorithm(), route.getAlgorithm())).containsOnly(Algorithm.FIXED_WINDOW);
+		assertThat(List.of(policy.getCapacity(), route.getCapacity())).containsOnly(10L);
+		assertThat(List.of(policy.getRefillTokens(), route.getRefillTokens())).containsOnly(2L);
+		assertThat(List.of(policy.getPeriod(), route.getPeriod())).containsOnly(Duration.ofMinutes(1));
+		assertThat(List.of(policy.getCost(), route.getCost())).containsOnly(3L);
+		assertThat(List.of(policy.getKey(), route.getKey())).containsOnly(List.of(KeySource.TENANT));
+		assertThat(List.of(policy.getFailMode(), route.getFailMode())).containsOnly(FailMode.CLOSED);
+		assertThat(List.of(policy.getShadow(), route.getShadow())).containsOnly(true);
+		assertThat(List.of(policy.getCalendar(), route.getCalendar())).containsOnly(CalendarPeriod.WEEK);
+		assertThat(List.of(policy.getTimeZone(), route.getTimeZone())).containsOnly(ZoneId.of("UTC"));
+		assertThat(List.of(policy.getCountStatuses(), route.getCountStatuses())).containsOnly(List.of("4xx"));
+		assertThat(List.of(policy.getMaxWait(), route.getMaxWait())).containsOnly(Duration.ofSeconds(1));
+		for (RateLimitPolicyProperties.Parameters candidate : List.of(policy.getCandidate(), route.getCandidate())) {
+			assertThat(candidate.getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
+			assertThat(candidate.getCapacity()).isEqualTo(20);
+			assertThat(candidate.getRefillTokens()).isEqualTo(4);
+			assertThat(candidate.getPeriod()).isEqualTo(Duration.ofMinutes(2));
+		}
+		assertThat(policy.getPlans().get("pro").getCapacity()).isEqualTo(100);
+		assertThat(route.getPlans().get("pro").getCapacity()).isEqualTo(100);
 	}
 
 	@Test
@@ -145,7 +216,7 @@ class RateLimitPropertiesTests {
 				"ratelimit.policies.search.capacity", "1000", "ratelimit.policies.search.period", "1m",
 				"ratelimit.policies.search.key[0]", "principal", "ratelimit.policies.search.key[1]", "ip",
 				"ratelimit.policies.search.refill-tokens", "10"));
-		Policy search = properties.getPolicies().get("search");
+		RateLimitPolicyProperties search = properties.getPolicies().get("search");
 		assertThat(search.getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
 		assertThat(search.getCapacity()).isEqualTo(1000);
 		assertThat(search.getPeriod()).isEqualTo(Duration.ofMinutes(1));
@@ -170,7 +241,7 @@ class RateLimitPropertiesTests {
 				"ratelimit.client-ip.trusted-proxies", "10.0.0.0/8,192.168.0.0/16",
 				"ratelimit.client-ip.ipv6-prefix-length", "56", "ratelimit.memory.maximum-keys", "5000",
 				"ratelimit.tenant.header", "X-Org"));
-		RateLimitProperties.Route route = properties.getRoutes().get(0);
+		RateLimitRouteProperties route = properties.getRoutes().get(0);
 		assertThat(route.getPath()).isEqualTo("/api/reports/**");
 		assertThat(route.getMethods()).containsExactly("post");
 		assertThat(route.getPolicy()).isEqualTo("search");
@@ -186,6 +257,11 @@ class RateLimitPropertiesTests {
 	private static RateLimitProperties bind(Map<String, String> values) {
 		Binder binder = new Binder(new MapConfigurationPropertySource(values));
 		return binder.bindOrCreate("ratelimit", RateLimitProperties.class);
+	}
+
+	private static RateLimitClientProperties bindClient(Map<String, String> values) {
+		Binder binder = new Binder(new MapConfigurationPropertySource(values));
+		return binder.bindOrCreate("ratelimit.client", RateLimitClientProperties.class);
 	}
 
 }
