@@ -32,7 +32,7 @@ import io.github.ratelimit.store.StoreStatus;
  * and the sync rate, not with requests.
  * <p>
  * A share is units of a bucket that the shared store has already counted as taken (a
- * {@link LeasingStore lease}), so an instance spending its share never admits what the
+ * {@link ShareStore lease}), so an instance spending its share never admits what the
  * bucket did not have: instances together never exceed a limit, whatever the sync
  * interval. What the interval trades is the other direction: units one instance holds are
  * not available to another until they are given back.
@@ -47,7 +47,7 @@ import io.github.ratelimit.store.StoreStatus;
  * or giving back what exceeds that. A bucket idle for an interval gives its whole share
  * back and is forgotten after a second one.</li>
  * </ul>
- * Limits whose algorithm cannot be leased (leaky bucket, sliding window log, concurrency),
+ * Limits whose algorithm cannot be shared (leaky bucket, sliding window log, concurrency),
  * shadow limits, limits the application wants exact, callers reserving a future slot, and
  * buckets beyond the bound on shares are decided by the shared store on every request, as
  * without this store. A share's units are counted in the window they were leased in: a
@@ -65,7 +65,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 	private final RateLimitStore shared;
 
-	private final LeasingStore leasing;
+	private final ShareStore sharing;
 
 	private final RateLimitClock clock;
 
@@ -88,7 +88,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	/**
 	 * Creates a store deciding against shares of {@code shared}'s buckets.
 	 * @param shared the shared store, deciding what is not decided here
-	 * @param leasing the shared store's lease call
+	 * @param sharing the shared store's lease call
 	 * @param clock this instance's clock
 	 * @param syncInterval time between two syncs
 	 * @param exact limits decided by the shared store on every request
@@ -97,7 +97,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 * @param failureLog throttles messages about failed syncs
 	 * @param warn where those messages go
 	 */
-	public LocalFirstRateLimitStore(RateLimitStore shared, LeasingStore leasing, RateLimitClock clock,
+	public LocalFirstRateLimitStore(RateLimitStore shared, ShareStore sharing, RateLimitClock clock,
 			Duration syncInterval, Predicate<RateLimit> exact, int maxShares, ThrottledLog failureLog,
 			Consumer<String> warn) {
 		if (syncInterval.isNegative() || syncInterval.isZero()) {
@@ -107,7 +107,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			throw new IllegalArgumentException("maxShares must not be negative: " + maxShares);
 		}
 		this.shared = shared;
-		this.leasing = leasing;
+		this.sharing = sharing;
 		this.clock = clock;
 		this.intervalMicros = Math.max(1, TimeUnit.NANOSECONDS.toMicros(syncInterval.toNanos()));
 		this.exact = exact;
@@ -240,7 +240,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	private CompletionStage<RateLimitResult> ask(List<Acquisition> acquisitions, Share[] owned, long[] took,
 			int waits) {
 		CompletableFuture<?> refill;
-		List<Lease> leases;
+		List<ShareRequest> leases;
 		long now;
 		try {
 			refill = claim(owned, took, waits < MAX_REFILL_WAITS);
@@ -261,9 +261,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			untake(acquisitions, owned, took);
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletionStage<LeaseResult> leased;
+		CompletionStage<ShareGrant> leased;
 		try {
-			leased = this.leasing.leaseAsync(leases);
+			leased = this.sharing.grantAsync(leases);
 		}
 		catch (RuntimeException ex) {
 			leased = CompletableFuture.failedFuture(ex);
@@ -408,7 +408,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				return Long.MIN_VALUE;
 			}
 		}
-		return AlgorithmSpec.of(limit.algorithm()).leaseExpiresAtMicros(limit, decided.timestampMicros(), resetMicros);
+		return AlgorithmSpec.of(limit.algorithm()).shareExpiresAtMicros(limit, decided.timestampMicros(), resetMicros);
 	}
 
 	@Override
@@ -499,9 +499,9 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	}
 
 	private CompletableFuture<?> refresh(Share share, long want, long now) {
-		CompletionStage<LeaseResult> call;
+		CompletionStage<ShareGrant> call;
 		try {
-			call = this.leasing.leaseAsync(List.of(new Lease(share.limit, share.identity, 0, want)));
+			call = this.sharing.grantAsync(List.of(new ShareRequest(share.limit, share.identity, 0, want)));
 		}
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
@@ -596,7 +596,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	}
 
 	private boolean eligible(RateLimit limit) {
-		return !limit.shadow() && AlgorithmSpec.of(limit.algorithm()).leasable() && !this.exact.test(limit);
+		return !limit.shadow() && AlgorithmSpec.of(limit.algorithm()).shareable() && !this.exact.test(limit);
 	}
 
 	/**
@@ -672,8 +672,8 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	}
 
 	/** What to ask the shared store: the costs the shares did not cover, and more units for each. */
-	private List<Lease> leases(List<Acquisition> acquisitions, Share[] owned, long[] took) {
-		List<Lease> leases = new ArrayList<>(owned.length);
+	private List<ShareRequest> leases(List<Acquisition> acquisitions, Share[] owned, long[] took) {
+		List<ShareRequest> leases = new ArrayList<>(owned.length);
 		for (int i = 0; i < owned.length; i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			long cost = (took[i] != 0) ? 0 : acquisition.cost();
@@ -681,7 +681,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			synchronized (owned[i]) {
 				extra = owned[i].extraWanted(acquisition.limit(), acquisition.cost());
 			}
-			leases.add(new Lease(acquisition.limit(), acquisition.identity(), cost, extra));
+			leases.add(new ShareRequest(acquisition.limit(), acquisition.identity(), cost, extra));
 		}
 		return leases;
 	}
@@ -691,7 +691,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 	 * the costs taken from shares go back into them.
 	 */
 	private RateLimitResult granted(List<Acquisition> acquisitions, Share[] owned, long[] took,
-			List<Lease> leases, LeaseResult leased, long now) {
+			List<ShareRequest> leases, ShareGrant leased, long now) {
 		release(owned);
 		RateLimitResult result = leased.result();
 		boolean allowed = result.allowed();
@@ -940,7 +940,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		void granted(RateLimitDecision decision, long extra, long wanted, long storeTime, long now,
 				long intervalMicros) {
 			long expires = AlgorithmSpec.of(this.limit.algorithm())
-				.leaseExpiresAtMicros(this.limit, storeTime, decision.resetMicros());
+				.shareExpiresAtMicros(this.limit, storeTime, decision.resetMicros());
 			if (expires != this.windowEnd) {
 				// another window: what was left of the last one no longer counts there
 				this.lease = 0;

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Local-first decisions against shares of a shared store, on a clock the test moves: the
- * shared store is the in-memory store, leased through {@link LeasingStore#over}, and every
+ * shared store is the in-memory store, leased through {@link ShareStore#over}, and every
  * call to it is counted.
  */
 class LocalFirstRateLimitStoreTests {
@@ -45,9 +45,9 @@ class LocalFirstRateLimitStoreTests {
 
 	private final RateLimitStore shared = new CountingStore();
 
-	private final LeasingStore leasing = (leases) -> {
+	private final ShareStore sharing = (leases) -> {
 		call();
-		return LeasingStore.over(this.sharedBuckets, this.clock).lease(leases);
+		return ShareStore.over(this.sharedBuckets, this.clock).grant(leases);
 	};
 
 	private final List<String> warnings = new CopyOnWriteArrayList<>();
@@ -188,10 +188,10 @@ class LocalFirstRateLimitStoreTests {
 			assertThat(admitted(store, limit, "a", 10)).isEqualTo(10);
 			assertThat(this.sharedCalls.get()).as(limit.name()).isEqualTo(before + 10);
 		}
-		RateLimit leasable = RateLimit.of("reserving", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
+		RateLimit shareable = RateLimit.of("reserving", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
 		int before = this.sharedCalls.get();
 		for (int i = 0; i < 10; i++) {
-			store.tryAcquire(List.of(new Acquisition(leasable, "a", 1)), 1_000);
+			store.tryAcquire(List.of(new Acquisition(shareable, "a", 1)), 1_000);
 		}
 		assertThat(this.sharedCalls.get()).isEqualTo(before + 10);
 		assertThat(store.status().buckets()).anySatisfy((buckets) -> {
@@ -276,18 +276,18 @@ class LocalFirstRateLimitStoreTests {
 	void aCostTakenFromALapsedWindowShareIsNotReturnedIntoTheNextWindow() {
 		RateLimit windowed = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
 		RateLimit other = RateLimit.of("other", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
-		CompletableFuture<LeaseResult> pending = new CompletableFuture<>();
-		LeasingStore slowForOther = new LeasingStore() {
+		CompletableFuture<ShareGrant> pending = new CompletableFuture<>();
+		ShareStore slowForOther = new ShareStore() {
 
 			@Override
-			public LeaseResult lease(List<Lease> leases) {
-				return LocalFirstRateLimitStoreTests.this.leasing.lease(leases);
+			public ShareGrant grant(List<ShareRequest> leases) {
+				return LocalFirstRateLimitStoreTests.this.sharing.grant(leases);
 			}
 
 			@Override
-			public CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+			public CompletionStage<ShareGrant> grantAsync(List<ShareRequest> leases) {
 				boolean slow = leases.stream().anyMatch((lease) -> lease.limit().equals(other));
-				return slow ? pending : LeasingStore.super.leaseAsync(leases);
+				return slow ? pending : ShareStore.super.grantAsync(leases);
 			}
 
 		};
@@ -346,7 +346,7 @@ class LocalFirstRateLimitStoreTests {
 	}
 
 	private LocalFirstRateLimitStore store(Set<String> exact, int maxShares) {
-		return new LocalFirstRateLimitStore(this.shared, this.leasing, this.clock, SYNC,
+		return new LocalFirstRateLimitStore(this.shared, this.sharing, this.clock, SYNC,
 				(limit) -> exact.contains(limit.name()), maxShares, new ThrottledLog(0, System::nanoTime),
 				this.warnings::add);
 	}

@@ -16,25 +16,25 @@ import io.github.ratelimit.store.RateLimitStore;
  * asking the store again: what {@link LocalFirstRateLimitStore} builds on. The Redis store
  * leases in the same single script call that decides the costs.
  */
-public interface LeasingStore {
+public interface ShareStore {
 
 	/**
 	 * Decides the costs together, all or nothing, and when every enforced limit admits,
-	 * takes from each bucket up to its lease's {@link Lease#extra()} more units, as many
+	 * takes from each bucket up to its lease's {@link ShareRequest#extra()} more units, as many
 	 * as it has left.
-	 * @param leases leases naming distinct buckets of leasable limits
+	 * @param leases leases naming distinct buckets of shareable limits
 	 * @return the decisions and the units taken beyond each cost
 	 */
-	LeaseResult lease(List<Lease> leases);
+	ShareGrant grant(List<ShareRequest> leases);
 
 	/**
-	 * Leases like {@link #lease} without holding the calling thread while the store works.
-	 * @param leases leases naming distinct buckets of leasable limits
-	 * @return the result, completed exceptionally as {@link #lease} would throw
+	 * Leases like {@link #grant} without holding the calling thread while the store works.
+	 * @param leases leases naming distinct buckets of shareable limits
+	 * @return the result, completed exceptionally as {@link #grant} would throw
 	 */
-	default CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+	default CompletionStage<ShareGrant> grantAsync(List<ShareRequest> leases) {
 		try {
-			return CompletableFuture.completedFuture(lease(leases));
+			return CompletableFuture.completedFuture(grant(leases));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -49,12 +49,12 @@ public interface LeasingStore {
 	 * own, such as the in-memory store in simulations and tests.
 	 * @param store the store
 	 * @param clock the store's clock, for the time of a lease that took nothing
-	 * @return a leasing view of the store
+	 * @return a sharing view of the store
 	 */
-	static LeasingStore over(RateLimitStore store, RateLimitClock clock) {
+	static ShareStore over(RateLimitStore store, RateLimitClock clock) {
 		return (leases) -> {
 			List<Acquisition> costs = new ArrayList<>(leases.size());
-			for (Lease lease : leases) {
+			for (ShareRequest lease : leases) {
 				if (lease.cost() > 0) {
 					costs.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
 				}
@@ -65,7 +65,7 @@ public interface LeasingStore {
 			long timestamp = (paid != null) ? paid.timestampMicros() : clock.nowMicros();
 			int next = 0;
 			for (int i = 0; i < leases.size(); i++) {
-				Lease lease = leases.get(i);
+				ShareRequest lease = leases.get(i);
 				RateLimitDecision decision = (lease.cost() > 0) ? paid.decisions().get(next++) : null;
 				boolean admitted = paid == null || paid.allowed();
 				BucketSnapshot snapshot = (decision != null) ? null : store.inspect(lease.limit(), lease.identity());
@@ -87,7 +87,7 @@ public interface LeasingStore {
 				decisions.add(decision);
 			}
 			String name = (paid != null) ? paid.store() : store.name();
-			return new LeaseResult(new RateLimitResult(decisions, timestamp, name), extra);
+			return new ShareGrant(new RateLimitResult(decisions, timestamp, name), extra);
 		};
 	}
 

@@ -11,9 +11,9 @@ import io.github.ratelimit.store.RateLimitStore;
  * @param extra per lease, the units taken beyond its cost: 0 for every lease when the
  * costs were rejected
  */
-public record LeaseResult(RateLimitResult result, long[] extra) {
+public record ShareGrant(RateLimitResult result, long[] extra) {
 
-	public LeaseResult {
+	public ShareGrant {
 		if (extra.length != result.decisions().size()) {
 			throw new IllegalArgumentException(
 					"one extra per decision: " + extra.length + " for " + result.decisions().size());
