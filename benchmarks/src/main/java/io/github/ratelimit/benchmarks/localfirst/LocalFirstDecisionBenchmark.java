@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.benchmarks.local.Load;
 import io.github.ratelimit.internal.core.ShareStore;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.ThrottledLog;
@@ -30,6 +30,7 @@ import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 /**
  * What one decision costs an instance in local-first mode, beside the in-memory store
@@ -78,8 +79,8 @@ public class LocalFirstDecisionBenchmark {
 			this.sharedCalls.incrementAndGet();
 			return overShared.grant(leases);
 		};
-		this.shares = new LocalFirstRateLimitStore(shared, sharing, this.clock, Duration.ofMillis(10), (any) -> false,
-				10_000, new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime), System.err::println);
+		this.shares = new LocalFirstRateLimitStore(shared, sharing, new LocalFirstSettings(this.clock, Duration.ofMillis(10), (any) -> false,
+				10_000, new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime), System.err::println));
 		this.shares.start();
 		this.localFirst = new RateLimiter(this.shares);
 		// the first decision of each admits; under REJECT the runs measure the ones after it

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.ShareStore;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
@@ -21,6 +21,7 @@ import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 /**
  * A fleet of {@link LocalFirstRateLimitStore} instances on a simulated clock, sharing one
@@ -143,9 +144,9 @@ public final class LocalFirstSimulation {
 		AtomicLong warnings = new AtomicLong();
 		List<LocalFirstRateLimitStore> fleet = new ArrayList<>();
 		for (int i = 0; i < size; i++) {
-			fleet.add(new LocalFirstRateLimitStore(shared, sharing, clock, Duration.ofMillis(syncMillis),
+			fleet.add(new LocalFirstRateLimitStore(shared, sharing, new LocalFirstSettings(clock, Duration.ofMillis(syncMillis),
 					(any) -> false, 1_000, new ThrottledLog(0, System::nanoTime),
-					(message) -> warnings.incrementAndGet()));
+					(message) -> warnings.incrementAndGet())));
 		}
 		InMemoryRateLimitStore exact = new InMemoryRateLimitStore(clock, 1_000);
 		PushDeltaFleet pushDelta = new PushDeltaFleet(algorithm == Algorithm.FIXED_WINDOW, capacity, PERIOD_MICROS,

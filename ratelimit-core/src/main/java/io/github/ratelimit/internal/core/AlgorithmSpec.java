@@ -249,7 +249,7 @@ public final class AlgorithmSpec {
 	 * algorithms until their window ends. Not for the leaky bucket (its admissions are
 	 * slots in time), the sliding log (each entry is a time) or concurrency limits (a
 	 * permit is held by one call).
-	 * @return whether a {@link LocalFirstRateLimitStore} may lease the limit's units
+	 * @return whether the local-first store may share the limit's units
 	 */
 	public boolean shareable() {
 		return this.shareable;

@@ -55,27 +55,18 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 	 * Creates a failover store.
 	 * @param primary the remote store
 	 * @param fallback the local store deciding while the remote one fails
-	 * @param fallbackFactor share of each limit the fallback enforces, in (0, 1]
-	 * @param breaker the breaker guarding the remote store
-	 * @param failureLog throttles failure messages
-	 * @param recoveryLog throttles recovery messages
-	 * @param warn where failure messages go
-	 * @param info where recovery messages go
+	 * @param settings the share of each limit the fallback enforces, the breaker, and
+	 * where failures and recoveries are logged
 	 */
-	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, double fallbackFactor,
-			CircuitBreaker breaker, ThrottledLog failureLog, ThrottledLog recoveryLog, Consumer<String> warn,
-			Consumer<String> info) {
-		if (!(fallbackFactor > 0 && fallbackFactor <= 1)) {
-			throw new IllegalArgumentException("fallbackFactor must be in (0, 1]: " + fallbackFactor);
-		}
+	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, FailoverSettings settings) {
 		this.primary = primary;
 		this.fallback = fallback;
-		this.fallbackFactor = fallbackFactor;
-		this.breaker = breaker;
-		this.failureLog = failureLog;
-		this.recoveryLog = recoveryLog;
-		this.warn = warn;
-		this.info = info;
+		this.fallbackFactor = settings.fallbackFactor();
+		this.breaker = settings.breaker();
+		this.failureLog = settings.failureLog();
+		this.recoveryLog = settings.recoveryLog();
+		this.warn = settings.warn();
+		this.info = settings.info();
 	}
 
 	@Override
@@ -303,7 +294,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 
 	/**
 	 * Closes the wrapped store when it holds resources of its own, such as the sync thread
-	 * and the shares of a {@link LocalFirstRateLimitStore}.
+	 * and the shares of a local-first store.
 	 */
 	@Override
 	public void close() {

@@ -13,7 +13,7 @@ import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * A store that can hand units of a bucket to one instance, to be spent there without
- * asking the store again: what {@link LocalFirstRateLimitStore} builds on. The Redis store
+ * asking the store again: what the local-first store builds on. The Redis store
  * leases in the same single script call that decides the costs.
  */
 public interface ShareStore {

@@ -50,10 +50,10 @@ class FailoverRefundAndShadowTest {
 			FailoverRefundAndShadowTest.this.primaryRefunds.add(acquisitions.get(0).limit().name());
 			FailoverRefundAndShadowTest.this.primaryState.refund(acquisitions, decided);
 		}
-	}, this.fallback, 0.5, new CircuitBreaker(1, 1_000_000_000L, this.ticker::get),
+	}, this.fallback, new FailoverSettings(0.5, new CircuitBreaker(1, 1_000_000_000L, this.ticker::get),
 			new ThrottledLog(1, this.ticker::get), new ThrottledLog(1, this.ticker::get), (message) -> {
 			}, (message) -> {
-			});
+			}));
 
 	private final RateLimit limit = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 4, Duration.ofMinutes(1));
 

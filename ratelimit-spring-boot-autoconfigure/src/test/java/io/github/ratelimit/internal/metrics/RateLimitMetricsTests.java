@@ -22,6 +22,7 @@ import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.internal.core.FailoverSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -183,11 +184,11 @@ class RateLimitMetricsTests {
 					public void storeFailed(String name, Throwable failure) {
 						metrics[0].storeFailed(name, failure);
 					}
-				}), fallback, 0.5, new CircuitBreaker(2, 1_000_000_000L, ticker::get),
+				}), fallback, new FailoverSettings(0.5, new CircuitBreaker(2, 1_000_000_000L, ticker::get),
 				new ThrottledLog(1_000_000_000L, ticker::get), new ThrottledLog(1_000_000_000L, ticker::get),
 				(message) -> {
 				}, (message) -> {
-				});
+				}));
 		metrics[0] = new RateLimitMetrics(this.registry, () -> store);
 		RateLimiter limiter = new RateLimiter(store, metrics[0]);
 		limiter.acquire(List.of(new Acquisition(this.orders, "user:a", 1)));

@@ -25,6 +25,7 @@ import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.internal.core.FailoverSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -352,9 +353,9 @@ class RedisStallTests {
 
 	private static FailoverRateLimitStore failover(RedisRateLimitStore redis, double share, CircuitBreaker breaker) {
 		ThrottledLog log = new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime);
-		return new FailoverRateLimitStore(redis, new InMemoryRateLimitStore(), share, breaker, log, log, (message) -> {
+		return new FailoverRateLimitStore(redis, new InMemoryRateLimitStore(), new FailoverSettings(share, breaker, log, log, (message) -> {
 		}, (message) -> {
-		});
+		}));
 	}
 
 	private static Acquisition aliceCall() {

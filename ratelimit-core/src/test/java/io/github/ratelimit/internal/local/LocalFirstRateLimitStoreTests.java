@@ -1,4 +1,4 @@
-package io.github.ratelimit.internal.core;
+package io.github.ratelimit.internal.local;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +14,14 @@ import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
+import io.github.ratelimit.internal.core.CircuitBreaker;
+import io.github.ratelimit.internal.core.FailoverRateLimitStore;
+import io.github.ratelimit.internal.core.FailoverSettings;
+import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.internal.core.ShareGrant;
+import io.github.ratelimit.internal.core.ShareRequest;
+import io.github.ratelimit.internal.core.ShareStore;
+import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
@@ -291,8 +299,8 @@ class LocalFirstRateLimitStoreTests {
 			}
 
 		};
-		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, slowForOther, this.clock, SYNC,
-				(limit) -> false, 100, new ThrottledLog(0, System::nanoTime), this.warnings::add);
+		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, slowForOther, new LocalFirstSettings(this.clock, SYNC,
+				(limit) -> false, 100, new ThrottledLog(0, System::nanoTime), this.warnings::add));
 		// the share of the window takes one unit more than the first request
 		assertThat(acquire(store, windowed, "a").allowed()).isTrue();
 		// a request of both limits spends that unit here, and waits for the other limit
@@ -337,18 +345,18 @@ class LocalFirstRateLimitStoreTests {
 		// a bucket without a share fails, for the failover store to decide with its fallback
 		assertThatIllegalStateException().isThrownBy(() -> acquire(store, limit, "b"));
 		FailoverRateLimitStore failover = new FailoverRateLimitStore(store,
-				new InMemoryRateLimitStore(this.clock, 1_000), 0.5, new CircuitBreaker(5, 1_000_000_000L),
+				new InMemoryRateLimitStore(this.clock, 1_000), new FailoverSettings(0.5, new CircuitBreaker(5, 1_000_000_000L),
 				new ThrottledLog(0, System::nanoTime), new ThrottledLog(0, System::nanoTime), this.warnings::add,
-				this.warnings::add);
+				this.warnings::add));
 		RateLimitResult fallback = failover.tryAcquire(List.of(new Acquisition(limit, "b", 1)));
 		assertThat(fallback.allowed()).isTrue();
 		assertThat(fallback.store()).isEqualTo(RateLimitResult.FALLBACK);
 	}
 
 	private LocalFirstRateLimitStore store(Set<String> exact, int maxShares) {
-		return new LocalFirstRateLimitStore(this.shared, this.sharing, this.clock, SYNC,
+		return new LocalFirstRateLimitStore(this.shared, this.sharing, new LocalFirstSettings(this.clock, SYNC,
 				(limit) -> exact.contains(limit.name()), maxShares, new ThrottledLog(0, System::nanoTime),
-				this.warnings::add);
+				this.warnings::add));
 	}
 
 	private void call() {
