@@ -136,12 +136,13 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 
 	/**
 	 * Gives back what a store consumed, to the store that decided it: the local fallback
-	 * (at its reduced quota) when {@code decided} came from it, the remote store
-	 * otherwise, even when the fallback has taken over or handed back since.
+	 * (at its reduced quota) when {@code decided} came from it (its
+	 * {@link RateLimitResult#refundTo()} is the fallback; its store name plays no part), the
+	 * remote store otherwise, even when the fallback has taken over or handed back since.
 	 */
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-		if (RateLimitResult.FALLBACK.equals(decided.store())) {
+		if (decided.refundTo() == this.fallback) {
 			this.fallback.refund(reduce(acquisitions), decided);
 			return;
 		}
@@ -160,7 +161,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 	 */
 	@Override
 	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
-		if (RateLimitResult.FALLBACK.equals(decided.store())) {
+		if (decided.refundTo() == this.fallback) {
 			return this.fallback.refundAsync(reduce(acquisitions), decided);
 		}
 		CompletionStage<Void> remote;
@@ -249,7 +250,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 			long wait = Math.max(this.breaker.nanosUntilProbe(), 1_000_000_000L);
 			throw new RateLimitUnavailableException(closed, Duration.ofNanos(wait), failure);
 		}
-		return this.fallback.tryAcquire(reduce(acquisitions), maxDelayMicros).decidedBy(RateLimitResult.FALLBACK);
+		return this.fallback.tryAcquire(reduce(acquisitions), maxDelayMicros).decidedBy(RateLimitResult.FALLBACK, this.fallback);
 	}
 
 	private List<Acquisition> reduce(List<Acquisition> acquisitions) {

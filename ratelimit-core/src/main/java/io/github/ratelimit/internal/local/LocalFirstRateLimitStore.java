@@ -21,17 +21,19 @@ import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreStatus;
 
 /**
- * Decides on this instance, against shares of each bucket leased from a shared store, and
+ * Decides on this instance, against shares of each bucket granted by a shared store, and
  * settles with that store in batches: Redis load grows with the number of active buckets
  * and the sync rate, not with requests.
  * <p>
  * A share is units of a bucket that the shared store has already counted as taken (a
- * {@link ShareStore lease}), so an instance spending its share never admits what the
+ * {@link ShareStore grant}), so an instance spending its share never admits what the
  * bucket did not have: instances together never exceed a limit, whatever the sync
  * interval. What the interval trades is the other direction: units one instance holds are
  * not available to another until they are given back.
  * <ul>
- * <li>A request whose bucket has a share large enough is decided here, in memory.</li>
+ * <li>A request whose bucket has a share large enough is decided here, in memory, and
+ * its result says so: store {@value RateLimitResult#LOCAL}, for metrics. The store's
+ * {@link #name()} stays the shared store's, for health and the actuator.</li>
  * <li>A request whose share is used up asks the shared store, in the one call that
  * decides it, for more: about two sync intervals of its bucket's recent demand. When the
  * store has fewer units left than asked, or rejects, the share asks again at the next sync
@@ -44,7 +46,7 @@ import io.github.ratelimit.store.StoreStatus;
  * Limits whose algorithm cannot be shared (leaky bucket, sliding window log, concurrency),
  * shadow limits, limits the application wants exact, callers reserving a future slot, and
  * buckets beyond the bound on shares are decided by the shared store on every request, as
- * without this store. A share's units are counted in the window they were leased in: a
+ * without this store. A share's units are counted in the window they were granted in: a
  * window limit's share lapses when that window ends.
  */
 public final class LocalFirstRateLimitStore implements RateLimitStore, AutoCloseable {
@@ -77,7 +79,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 		this.clock = settings.clock();
 		this.table = new ShareTable(settings.exact(), settings.maxShares());
 		this.syncer = new ShareSyncer(shared, sharing, this.table, settings);
-		this.spending = new ShareSpending(shared.name(), settings.intervalMicros(), this.syncer);
+		this.spending = new ShareSpending(RateLimitResult.LOCAL, settings.intervalMicros(), this.syncer);
 	}
 
 	/**
@@ -223,7 +225,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 					if (!share.removed && share.take(limit, cost, now)) {
 						into.set(limit, true, share.remaining(), share.resetMicros(now), 0, 0)
 							.inWindow(share.windowMicros)
-							.decidedAt(now, this.shared.name());
+							.decidedAt(now, RateLimitResult.LOCAL);
 						return true;
 					}
 					if (!share.removed && share.blockedUntil > now) {
@@ -231,7 +233,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 						share.rejectHere(cost);
 						into.set(limit, false, share.remaining(), share.resetMicros(now), share.retryAfterMicros(now), 0)
 							.inWindow(share.windowMicros)
-							.decidedAt(now, this.shared.name());
+							.decidedAt(now, RateLimitResult.LOCAL);
 						return false;
 					}
 				}
@@ -292,7 +294,7 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 	/**
 	 * The end of the window an admitted acquisition was counted in, as the share records
-	 * the window of its lease: {@link Long#MAX_VALUE} for a bucket, {@link Long#MIN_VALUE}
+	 * the window of its grant: {@link Long#MAX_VALUE} for a bucket, {@link Long#MIN_VALUE}
 	 * when the decision does not say.
 	 */
 	private static long windowEnd(RateLimit limit, RateLimitResult decided) {

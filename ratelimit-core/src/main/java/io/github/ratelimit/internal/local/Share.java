@@ -18,18 +18,18 @@ final class Share {
 	volatile RateLimit limit;
 
 	/** Units taken from the shared bucket and not yet spent here. */
-	long lease;
+	long units;
 
 	/**
-	 * Counts the leases of ended windows: a cost taken from a lease of an earlier
-	 * window is not returned into this one.
+	 * Counts the grants of ended windows: a cost taken from units of an earlier window is
+	 * not returned into this one.
 	 */
-	long leases;
+	long grants;
 
-	/** Local time at which the lease lapses: when the window it was counted in ends. */
-	long leaseExpiresAt = Long.MAX_VALUE;
+	/** Local time at which the units lapse: when the window they were counted in ends. */
+	long expiresAt = Long.MAX_VALUE;
 
-	/** The shared store's time at which the window of the lease ends; MAX_VALUE for a bucket. */
+	/** The shared store's time at which the window of the units ends; MAX_VALUE for a bucket. */
 	long windowEnd = Long.MAX_VALUE;
 
 	/** The shared store's time of the last grant: the window units are given back to. */
@@ -80,7 +80,7 @@ final class Share {
 
 	@Override
 	public synchronized String toString() {
-		return "Share[" + this.identity + " lease=" + this.lease + " used=" + this.used + " rejected=" + this.rejected
+		return "Share[" + this.identity + " units=" + this.units + " used=" + this.used + " rejected=" + this.rejected
 				+ " blockedUntil=" + this.blockedUntil + " retryAt=" + this.retryAt + " refreshing=" + this.refreshing
 				+ " asking=" + this.asking + " removed=" + this.removed + " idle=" + this.idleSyncs + "]";
 	}
@@ -94,23 +94,23 @@ final class Share {
 
 	boolean take(RateLimit asked, long cost, long now) {
 		this.limit = asked;
-		if (this.leaseExpiresAt <= now && this.lease != 0) {
-			this.lease = 0;
-			this.leases++;
+		if (this.expiresAt <= now && this.units != 0) {
+			this.units = 0;
+			this.grants++;
 		}
-		if (this.lease < cost) {
+		if (this.units < cost) {
 			return false;
 		}
-		this.lease -= cost;
+		this.units -= cost;
 		this.used += cost;
 		this.requests++;
 		return true;
 	}
 
-	/** Returns a cost taken from the lease numbered {@code leases}, unless that lease has lapsed. */
-	void untake(long cost, long leases) {
-		if (leases == this.leases) {
-			this.lease += cost;
+	/** Returns a cost taken from the units of grant number {@code grant}, unless they have lapsed. */
+	void untake(long cost, long grant) {
+		if (grant == this.grants) {
+			this.units += cost;
 		}
 		this.used -= cost;
 		this.requests--;
@@ -122,16 +122,16 @@ final class Share {
 	 * acquisition was counted in: there the unit would be one that window never counted.
 	 */
 	boolean giveBack(long cost, long now, long windowEnd) {
-		if (this.removed || this.leaseExpiresAt <= now || windowEnd != this.windowEnd) {
+		if (this.removed || this.expiresAt <= now || windowEnd != this.windowEnd) {
 			return false;
 		}
-		this.lease = Math.min(this.limit.capacity(), this.lease + cost);
+		this.units = Math.min(this.limit.capacity(), this.units + cost);
 		return true;
 	}
 
 	long takeAll(long now) {
-		long units = (this.leaseExpiresAt > now) ? this.lease : 0;
-		this.lease = 0;
+		long units = (this.expiresAt > now) ? this.units : 0;
+		this.units = 0;
 		return units;
 	}
 
@@ -144,11 +144,11 @@ final class Share {
 		}
 		long demand = Math.max(this.lastDemand, this.used + this.rejected + cost);
 		long target = ShareDemand.target(asked, demand);
-		return Math.max(0, target - cost - Math.max(0, this.lease));
+		return Math.max(0, target - cost - Math.max(0, this.units));
 	}
 
 	long remaining() {
-		return Math.min(this.limit.capacity(), this.lease + this.sharedRemaining);
+		return Math.min(this.limit.capacity(), this.units + this.sharedRemaining);
 	}
 
 	long resetMicros(long now) {
@@ -172,10 +172,10 @@ final class Share {
 		this.want = 0;
 		// this is the sync an empty share waited for: from now on it may ask again
 		this.blockedUntil = 0;
-		if (this.leaseExpiresAt <= now) {
-			// the expiry stays: a refund of the lapsed window must not make a lease of it
-			this.lease = 0;
-			this.leases++;
+		if (this.expiresAt <= now) {
+			// the expiry stays: a refund of the lapsed window must not make units of it
+			this.units = 0;
+			this.grants++;
 		}
 		if (this.refreshing || this.asking > 0) {
 			// a request is asking the shared store for this bucket: settle at the next sync
@@ -191,25 +191,25 @@ final class Share {
 		if (ShareDemand.cold(asked)) {
 			// idle or cold: a share would cost a call per sync for at most one request
 			this.idleSyncs = (demand == 0) ? this.idleSyncs + 1 : 0;
-			this.giveBack = this.lease;
+			this.giveBack = this.units;
 		}
 		else {
 			this.idleSyncs = 0;
 			long target = ShareDemand.target(this.limit, demand);
-			this.giveBack = Math.max(0, this.lease - target);
-			if (this.lease < target) {
-				this.want = target - this.lease;
+			this.giveBack = Math.max(0, this.units - target);
+			if (this.units < target) {
+				this.want = target - this.units;
 				this.refreshing = true;
 				this.refill = new CompletableFuture<>();
 			}
 		}
-		this.lease -= this.giveBack;
+		this.units -= this.giveBack;
 		// what goes back is there for every instance again
 		this.sharedRemaining = Math.min(this.limit.capacity(), this.sharedRemaining + this.giveBack);
 	}
 
 	/**
-	 * Adds what the shared store granted: {@code extra} units leased at {@code
+	 * Adds what the shared store granted: {@code extra} units granted at {@code
 	 * storeTime}, of {@code wanted} asked for (0: whatever it could).
 	 */
 	void granted(RateLimitDecision decision, long extra, long wanted, long storeTime, long now,
@@ -218,12 +218,12 @@ final class Share {
 			.shareExpiresAtMicros(this.limit, storeTime, decision.resetMicros());
 		if (expires != this.windowEnd) {
 			// another window: what was left of the last one no longer counts there
-			this.lease = 0;
-			this.leases++;
+			this.units = 0;
+			this.grants++;
 			this.windowEnd = expires;
 		}
-		this.leaseExpiresAt = (expires == Long.MAX_VALUE) ? Long.MAX_VALUE : now + Math.max(0, expires - storeTime);
-		this.lease = Math.min(this.limit.capacity(), this.lease + extra);
+		this.expiresAt = (expires == Long.MAX_VALUE) ? Long.MAX_VALUE : now + Math.max(0, expires - storeTime);
+		this.units = Math.min(this.limit.capacity(), this.units + extra);
 		this.grantedAt = storeTime;
 		this.sharedRemaining = decision.remaining();
 		this.resetAt = now + decision.resetMicros();
@@ -231,7 +231,7 @@ final class Share {
 		if (wanted > 0 && extra < wanted) {
 			// the bucket is short: spend what came, then wait for the next sync (or for
 			// the window to end, when a window's units run out)
-			this.blockedUntil = Math.min(now + intervalMicros, this.leaseExpiresAt);
+			this.blockedUntil = Math.min(now + intervalMicros, this.expiresAt);
 			this.retryAt = now + Math.max(decision.resetMicros(), intervalMicros);
 		}
 		else {

@@ -24,7 +24,8 @@ final class ShareSpending {
 	private final ShareSyncer syncer;
 
 	/**
-	 * @param name the store name of decisions taken here, from the shares alone
+	 * @param name the store name of decisions taken here, from the shares alone, as
+	 * metrics report it
 	 * @param intervalMicros the sync interval
 	 * @param syncer gives back what a share forgotten meanwhile was granted
 	 */
@@ -50,7 +51,7 @@ final class ShareSpending {
 			synchronized (owned[i]) {
 				Share share = owned[i];
 				took[i] = (!share.removed && share.take(acquisition.limit(), acquisition.cost(), now))
-						? share.leases + 1 : 0;
+						? share.grants + 1 : 0;
 				if (took[i] == 0) {
 					all = false;
 					if (share.blockedUntil > now) {
@@ -179,7 +180,7 @@ final class ShareSpending {
 					}
 					share.granted(decision, grant.extra()[i], requests.get(i).extra(), result.timestampMicros(), now,
 							this.intervalMicros);
-					if (share.removed && share.lease > 0) {
+					if (share.removed && share.units > 0) {
 						// forgotten by a sync meanwhile: nobody here will spend what came
 						this.syncer.giveBack(share, share.takeAll(now), result.timestampMicros(), new ArrayList<>());
 					}
@@ -196,7 +197,7 @@ final class ShareSpending {
 				}
 			}
 		}
-		return new RateLimitResult(answered, result.timestampMicros(), result.store());
+		return new RateLimitResult(answered, result.timestampMicros(), result.store(), result.refundTo());
 	}
 
 }

@@ -110,7 +110,7 @@ final class ShareSyncer implements AutoCloseable {
 					return;
 				}
 				share.settle(now);
-				forget = share.idleSyncs >= 2 && share.lease == 0 && !share.refreshing;
+				forget = share.idleSyncs >= 2 && share.units == 0 && !share.refreshing;
 				if (forget) {
 					share.removed = true;
 				}

@@ -76,6 +76,23 @@ class FailoverRefundAndShadowTest {
 	}
 
 	@Test
+	void refundIsRoutedByTheDecidingStoreNotByTheNameMetricsReport() {
+		RateLimiter limiter = new RateLimiter(this.store);
+		List<Acquisition> request = List.of(new Acquisition(this.limit, "user:c", 1));
+		// a remote decision reported under the fallback's name still goes back to the remote store
+		RateLimitResult remote = limiter.acquire(request).decidedBy(RateLimitResult.FALLBACK);
+		limiter.refund(request, remote);
+		assertThat(this.primaryRefunds).containsExactly("orders");
+		this.down.set(true);
+		// a fallback decision reported under any name stays in the fallback
+		RateLimitResult local = limiter.acquire(request).decidedBy(RateLimitResult.REDIS);
+		assertThat(local.refundTo()).isSameAs(this.fallback);
+		limiter.refund(request, local);
+		assertThat(this.primaryRefunds).containsExactly("orders");
+		assertThat(this.fallback.inspect(this.limit.scaledBy(0.5), "user:c").remaining()).isEqualTo(2);
+	}
+
+	@Test
 	void refundOfAFallbackDecisionStaysInTheFallback() {
 		RateLimiter limiter = new RateLimiter(this.store);
 		List<Acquisition> request = List.of(new Acquisition(this.limit, "user:b", 1));
