@@ -6,11 +6,11 @@ import io.github.ratelimit.store.BucketKey;
 import io.github.ratelimit.store.RateLimit;
 
 /**
- * One limit's part of a lease call: an acquisition whose cost may be 0, and how many more
+ * One limit's part of a grant call: an acquisition whose cost may be 0, and how many more
  * units an instance asks to take for spending locally, granted as far as the bucket has
  * them.
  *
- * @param limit the limit; its algorithm must {@link AlgorithmSpec#shareable() lease}
+ * @param limit the limit; its algorithm must be {@link AlgorithmSpec#shareable() shareable}
  * @param identity the identity owning the bucket, already normalised and bounded
  * @param cost units the request itself takes, all or nothing; 0 when a share is only
  * refreshed
@@ -35,7 +35,7 @@ public record ShareRequest(RateLimit limit, String identity, long cost, long ext
 	}
 
 	/**
-	 * The bucket this lease takes from.
+	 * The bucket this request takes from.
 	 * @return the key
 	 */
 	public BucketKey key() {

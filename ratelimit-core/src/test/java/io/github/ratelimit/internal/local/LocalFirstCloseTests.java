@@ -39,10 +39,7 @@ class LocalFirstCloseTests {
 	@Test
 	void closingTheStoreEndsItsSyncThreadAndGivesItsSharesBack() {
 		long before = syncThreads();
-		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, this.shared,
-				new LocalFirstSettings(this.clock, Duration.ofMillis(5), (limit) -> false, 100,
-						new ThrottledLog(0, System::nanoTime), (message) -> {
-						}));
+		LocalFirstRateLimitStore store = store();
 		store.start();
 		assertThat(store.syncing()).isTrue();
 		assertThat(syncThreads()).isEqualTo(before + 1);
@@ -59,10 +56,7 @@ class LocalFirstCloseTests {
 	@Test
 	void aClosedStoreStartsNoThread() {
 		long before = syncThreads();
-		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, this.shared,
-				new LocalFirstSettings(this.clock, Duration.ofMillis(5), (limit) -> false, 100,
-						new ThrottledLog(0, System::nanoTime), (message) -> {
-						}));
+		LocalFirstRateLimitStore store = store();
 		store.close();
 		store.start();
 		assertThat(store.syncing()).isFalse();
@@ -83,6 +77,12 @@ class LocalFirstCloseTests {
 		assertThat(chain).isInstanceOf(AutoCloseable.class);
 		((AutoCloseable) chain).close();
 		assertThat(syncThreads()).isEqualTo(before);
+	}
+
+	private LocalFirstRateLimitStore store() {
+		return new LocalFirstRateLimitStore(this.shared, this.shared, new LocalFirstSettings(this.clock,
+				Duration.ofMillis(5), (limit) -> false, 100, new ThrottledLog(0, System::nanoTime), (message) -> {
+				}));
 	}
 
 	private static long syncThreads() {
