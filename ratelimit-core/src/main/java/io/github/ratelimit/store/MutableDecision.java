@@ -38,6 +38,8 @@ public final class MutableDecision {
 
 	private String store;
 
+	private RateLimitStore refundTo;
+
 	/**
 	 * Writes the answer of a limit, as the algorithms decide it.
 	 * @param limit the limit that decided
@@ -91,8 +93,22 @@ public final class MutableDecision {
 	 * @return this decision
 	 */
 	public MutableDecision decidedAt(long timestampMicros, String store) {
+		return decidedAt(timestampMicros, store, null);
+	}
+
+	/**
+	 * Writes when and by which store the decision was taken, and which store takes its
+	 * refunds, as a result carries them.
+	 * @param timestampMicros the time the store decided at, needed to refund
+	 * @param store which store decided, as metrics report it
+	 * @param refundTo the store that takes the refunds, {@code null} for the store asked
+	 * @return this decision
+	 * @see RateLimitResult#refundTo()
+	 */
+	public MutableDecision decidedAt(long timestampMicros, String store, RateLimitStore refundTo) {
 		this.timestampMicros = timestampMicros;
 		this.store = store;
+		this.refundTo = refundTo;
 		return this;
 	}
 
@@ -171,11 +187,21 @@ public final class MutableDecision {
 	}
 
 	/**
-	 * Which store decided.
-	 * @return {@code memory}, {@code redis}, {@code fallback} or an application store's name
+	 * Which store decided, as metrics report it.
+	 * @return {@code memory}, {@code redis}, {@code local}, {@code fallback} or an
+	 * application store's name
 	 */
 	public String store() {
 		return this.store;
+	}
+
+	/**
+	 * Which store takes the refunds of this decision.
+	 * @return the store, {@code null} for the store asked
+	 * @see RateLimitResult#refundTo()
+	 */
+	public RateLimitStore refundTo() {
+		return this.refundTo;
 	}
 
 	/**
@@ -193,7 +219,7 @@ public final class MutableDecision {
 	 * @return the result
 	 */
 	public RateLimitResult toResult() {
-		return new RateLimitResult(List.of(toDecision()), this.timestampMicros, this.store);
+		return new RateLimitResult(List.of(toDecision()), this.timestampMicros, this.store, this.refundTo);
 	}
 
 }

@@ -5,12 +5,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The decisions of every limit applied to one request, taken together.
+ * <p>
+ * What reports a decision and what routes its refund are separate: {@link #store()} is
+ * the name metrics, health and the actuator show; {@link #refundTo()} is the store a
+ * decorator hands the refund to when another store than the one it wraps decided.
  *
  * @param decisions one decision per acquisition, in the order they were asked
  * @param timestampMicros the time the store decided at, needed to refund
- * @param store which store decided: {@code memory}, {@code redis} or {@code fallback}
+ * @param store which store decided, as metrics report it: {@code memory}, {@code redis},
+ * {@code local} (in memory, from a local-first share), {@code fallback} or an application
+ * store's name
+ * @param refundTo the store that takes this result's refunds when a decorator let a store
+ * other than the one it wraps decide (a failover store's fallback); {@code null} when the
+ * store asked takes them
  */
-public record RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros, String store) {
+public record RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros, String store,
+		RateLimitStore refundTo) {
 
 	/** Store name of the in-memory store. */
 	public static final String MEMORY = "memory";
@@ -21,8 +31,24 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	/** Store name of the local fallback deciding while the remote store fails. */
 	public static final String FALLBACK = "fallback";
 
+	/**
+	 * Store name of decisions a local-first store takes in memory, from its share of a
+	 * shared bucket, without asking the shared store.
+	 */
+	public static final String LOCAL = "local";
+
 	public RateLimitResult {
 		decisions = List.copyOf(decisions);
+	}
+
+	/**
+	 * A result whose refunds go to the store asked.
+	 * @param decisions the decisions
+	 * @param timestampMicros the decision time
+	 * @param store the store name, as metrics report it
+	 */
+	public RateLimitResult(List<RateLimitDecision> decisions, long timestampMicros, String store) {
+		this(decisions, timestampMicros, store, null);
 	}
 
 	/**
@@ -35,12 +61,22 @@ public record RateLimitResult(List<RateLimitDecision> decisions, long timestampM
 	}
 
 	/**
-	 * This result as decided by another store.
+	 * This result reported under another store name, its refunds routed as before.
 	 * @param name the store name
 	 * @return the result
 	 */
 	public RateLimitResult decidedBy(String name) {
-		return new RateLimitResult(this.decisions, this.timestampMicros, name);
+		return new RateLimitResult(this.decisions, this.timestampMicros, name, this.refundTo);
+	}
+
+	/**
+	 * This result as decided by another store, which takes its refunds.
+	 * @param name the store name, as metrics report it
+	 * @param refundTo the store that takes the refunds
+	 * @return the result
+	 */
+	public RateLimitResult decidedBy(String name, RateLimitStore refundTo) {
+		return new RateLimitResult(this.decisions, this.timestampMicros, name, refundTo);
 	}
 
 	/**

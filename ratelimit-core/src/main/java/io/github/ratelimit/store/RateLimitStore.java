@@ -52,7 +52,7 @@ public interface RateLimitStore {
 	default boolean tryAcquire(RateLimit limit, String identity, long cost, long maxDelayMicros,
 			MutableDecision into) {
 		RateLimitResult result = tryAcquire(List.of(new Acquisition(limit, identity, cost)), maxDelayMicros);
-		into.set(result.decisions().get(0)).decidedAt(result.timestampMicros(), result.store());
+		into.set(result.decisions().get(0)).decidedAt(result.timestampMicros(), result.store(), result.refundTo());
 		return !into.rejects();
 	}
 

@@ -18,18 +18,15 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.RateLimitConfigurationException;
-import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
 import io.github.ratelimit.internal.core.LimitResolver;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
-import io.github.ratelimit.internal.core.ObservedRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.internal.core.RateLimitObserver;
-import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStores;
 
 /**
  * The store choices, imported in order: Redis first, memory as the fallback.
@@ -49,7 +46,7 @@ final class RateLimitStoreConfigurations {
 		private static final Log logger = LogFactory.getLog(FailoverRateLimitStore.class);
 
 		@Bean
-		FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
+		RateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
 				RateLimitProperties properties, RateLimitClock rateLimitClock,
 				ObjectProvider<RateLimitObserver> observers) {
 			// before the constructors below reject a value without naming its property
@@ -73,24 +70,20 @@ final class RateLimitStoreConfigurations {
 			preload.start();
 			InMemoryRateLimitStore fallback = new InMemoryRateLimitStore(rateLimitClock,
 					properties.getMemory().getMaximumKeys());
-			CircuitBreaker breaker = new CircuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval().toNanos());
-			ThrottledLog failureLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
-			ThrottledLog recoveryLog = new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime);
-			RateLimitStore deciding = primary;
+			RateLimitStores.Builder chain = RateLimitStores.builder(primary)
+				.clock(rateLimitClock::nowMicros)
+				.fallback(fallback, properties.getFallbackFactor())
+				.circuitBreaker(redis.getFailureThreshold(), redis.getProbeInterval())
+				.log(logger::warn, logger::info);
 			if (redis.getMode() == RateLimitProperties.Redis.Mode.LOCAL_FIRST) {
-				Set<String> exact = Set.copyOf(redis.getExactLimits());
-				LocalFirstRateLimitStore localFirst = new LocalFirstRateLimitStore(primary, primary, rateLimitClock,
-						redis.getSyncInterval(), (limit) -> exact.contains(limit.name()),
-						(int) Math.min(Integer.MAX_VALUE, properties.getMemory().getMaximumKeys()),
-						new ThrottledLog(redis.getProbeInterval().toNanos(), System::nanoTime), logger::warn);
-				localFirst.start();
-				deciding = localFirst;
+				chain.localFirst(redis.getSyncInterval(), Set.copyOf(redis.getExactLimits()),
+						(int) Math.min(Integer.MAX_VALUE, properties.getMemory().getMaximumKeys()));
 			}
 			RateLimitObserver observer = RateLimitObservers.of(observers);
-			RateLimitStore observed = (observer != RateLimitObserver.NONE)
-					? new ObservedRateLimitStore(deciding, observer) : deciding;
-			return new FailoverRateLimitStore(observed, fallback, properties.getFallbackFactor(), breaker, failureLog,
-					recoveryLog, logger::warn, logger::info);
+			if (observer != RateLimitObserver.NONE) {
+				chain.observed(observer::storeFailed);
+			}
+			return chain.build();
 		}
 
 		/**

@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.benchmarks.local.Load;
-import io.github.ratelimit.internal.core.LeasingStore;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.core.ShareStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.ThrottledLog;
@@ -30,13 +30,14 @@ import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 /**
  * What one decision costs an instance in local-first mode, beside the in-memory store
  * deciding the same limit: one key, through {@link RateLimiter}, with a list of
  * acquisitions ({@code *TokenBucket}) and in place into a reused {@link MutableDecision}
  * ({@code *TokenBucketInPlace}). The local-first store leases from a second in-memory
- * store through {@link LeasingStore#over}, standing in for Redis, and syncs with it every
+ * store through {@link ShareStore#over}, standing in for Redis, and syncs with it every
  * 10 ms on its own thread, as in production; so the runs measure the share hit path
  * together with the occasional call to the shared store when a share runs out, and the
  * sync thread's work counts in the CPU time per decision. After each iteration the
@@ -73,13 +74,13 @@ public class LocalFirstDecisionBenchmark {
 		long keys = InMemoryRateLimitStore.DEFAULT_MAXIMUM_KEYS;
 		this.inMemory = new RateLimiter(new InMemoryRateLimitStore(this.clock, keys));
 		InMemoryRateLimitStore shared = new InMemoryRateLimitStore(this.clock, keys);
-		LeasingStore overShared = LeasingStore.over(shared, this.clock);
-		LeasingStore leasing = (leases) -> {
+		ShareStore overShared = ShareStore.over(shared, this.clock);
+		ShareStore sharing = (leases) -> {
 			this.sharedCalls.incrementAndGet();
-			return overShared.lease(leases);
+			return overShared.grant(leases);
 		};
-		this.shares = new LocalFirstRateLimitStore(shared, leasing, this.clock, Duration.ofMillis(10), (any) -> false,
-				10_000, new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime), System.err::println);
+		this.shares = new LocalFirstRateLimitStore(shared, sharing, new LocalFirstSettings(this.clock, Duration.ofMillis(10), (any) -> false,
+				10_000, new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime), System.err::println));
 		this.shares.start();
 		this.localFirst = new RateLimiter(this.shares);
 		// the first decision of each admits; under REJECT the runs measure the ones after it

@@ -24,13 +24,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 /**
  * One application instance of a fleet sharing a Redis server, run as its own JVM by
@@ -108,11 +109,11 @@ public final class LocalFirstFleetRun {
 		LocalFirstRateLimitStore shares = null;
 		RateLimitStore store = redis;
 		if (localFirst) {
-			shares = new LocalFirstRateLimitStore(redis, redis, RateLimitClock.system(), sync, (any) -> false, 10_000,
+			shares = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(RateLimitClock.system(), sync, (any) -> false, 10_000,
 					new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime), (message) -> {
 						warnings.incrementAndGet();
 						System.err.println(message);
-					});
+					}));
 			shares.start();
 			store = shares;
 		}

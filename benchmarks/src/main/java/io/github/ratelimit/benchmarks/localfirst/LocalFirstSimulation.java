@@ -11,8 +11,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.LeasingStore;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.core.ShareStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
@@ -21,10 +21,11 @@ import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 /**
  * A fleet of {@link LocalFirstRateLimitStore} instances on a simulated clock, sharing one
- * in-memory store leased through {@link LeasingStore#over} in place of Redis, against
+ * in-memory store leased through {@link ShareStore#over} in place of Redis, against
  * what one exact store admits for the same requests, and beside a fleet that counts the
  * way gateways with a sync rate do ({@link PushDeltaFleet}).
  * <p>
@@ -135,17 +136,17 @@ public final class LocalFirstSimulation {
 				Duration.ofNanos(PERIOD_MICROS * 1_000));
 		InMemoryRateLimitStore sharedBuckets = new InMemoryRateLimitStore(clock, 1_000);
 		CountingStore shared = new CountingStore(sharedBuckets);
-		LeasingStore overShared = LeasingStore.over(sharedBuckets, clock);
-		LeasingStore leasing = (leases) -> {
+		ShareStore overShared = ShareStore.over(sharedBuckets, clock);
+		ShareStore sharing = (leases) -> {
 			shared.calls.incrementAndGet();
-			return overShared.lease(leases);
+			return overShared.grant(leases);
 		};
 		AtomicLong warnings = new AtomicLong();
 		List<LocalFirstRateLimitStore> fleet = new ArrayList<>();
 		for (int i = 0; i < size; i++) {
-			fleet.add(new LocalFirstRateLimitStore(shared, leasing, clock, Duration.ofMillis(syncMillis),
+			fleet.add(new LocalFirstRateLimitStore(shared, sharing, new LocalFirstSettings(clock, Duration.ofMillis(syncMillis),
 					(any) -> false, 1_000, new ThrottledLog(0, System::nanoTime),
-					(message) -> warnings.incrementAndGet()));
+					(message) -> warnings.incrementAndGet())));
 		}
 		InMemoryRateLimitStore exact = new InMemoryRateLimitStore(clock, 1_000);
 		PushDeltaFleet pushDelta = new PushDeltaFleet(algorithm == Algorithm.FIXED_WINDOW, capacity, PERIOD_MICROS,

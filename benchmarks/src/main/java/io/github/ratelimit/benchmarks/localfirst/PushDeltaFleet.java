@@ -4,7 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The approach local-first leasing is compared with: every instance decides against the
+ * The approach local-first sharing is compared with: every instance decides against the
  * shared count it last read plus what it admitted since, and every sync interval pushes
  * what it admitted to the shared store and reads the new count back. Nothing is reserved,
  * so between two syncs every instance may spend the same units. This is how gateways with

@@ -39,7 +39,7 @@ public final class AlgorithmSpec {
 				.redisHashable()
 				.bucket()
 				.reserves()
-				.leasable(),
+				.shareable(),
 			spec(Algorithm.LEAKY_BUCKET, LeakyBucket::new).redis("leaky_bucket.lua", "lb")
 				.redisRequires("token_bucket.lua")
 				.redisHashable()
@@ -47,14 +47,14 @@ public final class AlgorithmSpec {
 				.reserves(),
 			spec(Algorithm.FIXED_WINDOW, FixedWindow::new).redis("fixed_window.lua", "fw")
 				.windowsAligned()
-				.leasable(),
+				.shareable(),
 			spec(Algorithm.SLIDING_WINDOW_LOG, SlidingWindowLog::new).redis("sliding_window_log.lua", "swl")
 				.redisKeySuffixes("", ":sum"),
 			spec(Algorithm.SLIDING_WINDOW_COUNTER, SlidingWindowCounter::new)
 				.redis("sliding_window_counter.lua", "swc")
 				.windowsAligned()
 				.windowsRemembered(2)
-				.leasable(),
+				.shareable(),
 			spec(Algorithm.CONCURRENCY, ConcurrencyLeases::new).redis("concurrency.lua", "cc")
 				.heldInFlight()
 				.defaultPeriod(DEFAULT_LEASE));
@@ -85,7 +85,7 @@ public final class AlgorithmSpec {
 
 	private final Duration defaultPeriod;
 
-	private final boolean leasable;
+	private final boolean shareable;
 
 	private AlgorithmSpec(Builder builder) {
 		this.algorithm = builder.algorithm;
@@ -102,7 +102,7 @@ public final class AlgorithmSpec {
 		this.windowsRemembered = builder.windowsRemembered;
 		this.heldInFlight = builder.heldInFlight;
 		this.defaultPeriod = builder.defaultPeriod;
-		this.leasable = builder.leasable;
+		this.shareable = builder.shareable;
 	}
 
 	/**
@@ -249,10 +249,10 @@ public final class AlgorithmSpec {
 	 * algorithms until their window ends. Not for the leaky bucket (its admissions are
 	 * slots in time), the sliding log (each entry is a time) or concurrency limits (a
 	 * permit is held by one call).
-	 * @return whether a {@link LocalFirstRateLimitStore} may lease the limit's units
+	 * @return whether the local-first store may share the limit's units
 	 */
-	public boolean leasable() {
-		return this.leasable;
+	public boolean shareable() {
+		return this.shareable;
 	}
 
 	/**
@@ -264,7 +264,7 @@ public final class AlgorithmSpec {
 	 * time until its window ends)
 	 * @return epoch microseconds, {@link Long#MAX_VALUE} for ever
 	 */
-	public long leaseExpiresAtMicros(RateLimit limit, long decidedAtMicros, long resetMicros) {
+	public long shareExpiresAtMicros(RateLimit limit, long decidedAtMicros, long resetMicros) {
 		if (!this.windowsAligned) {
 			return Long.MAX_VALUE;
 		}
@@ -360,7 +360,7 @@ public final class AlgorithmSpec {
 
 		private Duration defaultPeriod = DEFAULT_PERIOD;
 
-		private boolean leasable;
+		private boolean shareable;
 
 		Builder(Algorithm algorithm, Supplier<BucketState> states) {
 			this.algorithm = algorithm;
@@ -413,8 +413,8 @@ public final class AlgorithmSpec {
 			return this;
 		}
 
-		Builder leasable() {
-			this.leasable = true;
+		Builder shareable() {
+			this.shareable = true;
 			return this;
 		}
 

@@ -55,27 +55,18 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 	 * Creates a failover store.
 	 * @param primary the remote store
 	 * @param fallback the local store deciding while the remote one fails
-	 * @param fallbackFactor share of each limit the fallback enforces, in (0, 1]
-	 * @param breaker the breaker guarding the remote store
-	 * @param failureLog throttles failure messages
-	 * @param recoveryLog throttles recovery messages
-	 * @param warn where failure messages go
-	 * @param info where recovery messages go
+	 * @param settings the share of each limit the fallback enforces, the breaker, and
+	 * where failures and recoveries are logged
 	 */
-	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, double fallbackFactor,
-			CircuitBreaker breaker, ThrottledLog failureLog, ThrottledLog recoveryLog, Consumer<String> warn,
-			Consumer<String> info) {
-		if (!(fallbackFactor > 0 && fallbackFactor <= 1)) {
-			throw new IllegalArgumentException("fallbackFactor must be in (0, 1]: " + fallbackFactor);
-		}
+	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, FailoverSettings settings) {
 		this.primary = primary;
 		this.fallback = fallback;
-		this.fallbackFactor = fallbackFactor;
-		this.breaker = breaker;
-		this.failureLog = failureLog;
-		this.recoveryLog = recoveryLog;
-		this.warn = warn;
-		this.info = info;
+		this.fallbackFactor = settings.fallbackFactor();
+		this.breaker = settings.breaker();
+		this.failureLog = settings.failureLog();
+		this.recoveryLog = settings.recoveryLog();
+		this.warn = settings.warn();
+		this.info = settings.info();
 	}
 
 	@Override
@@ -145,12 +136,13 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 
 	/**
 	 * Gives back what a store consumed, to the store that decided it: the local fallback
-	 * (at its reduced quota) when {@code decided} came from it, the remote store
-	 * otherwise, even when the fallback has taken over or handed back since.
+	 * (at its reduced quota) when {@code decided} came from it (its
+	 * {@link RateLimitResult#refundTo()} is the fallback; its store name plays no part), the
+	 * remote store otherwise, even when the fallback has taken over or handed back since.
 	 */
 	@Override
 	public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-		if (RateLimitResult.FALLBACK.equals(decided.store())) {
+		if (decided.refundTo() == this.fallback) {
 			this.fallback.refund(reduce(acquisitions), decided);
 			return;
 		}
@@ -169,7 +161,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 	 */
 	@Override
 	public CompletionStage<Void> refundAsync(List<Acquisition> acquisitions, RateLimitResult decided) {
-		if (RateLimitResult.FALLBACK.equals(decided.store())) {
+		if (decided.refundTo() == this.fallback) {
 			return this.fallback.refundAsync(reduce(acquisitions), decided);
 		}
 		CompletionStage<Void> remote;
@@ -258,7 +250,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 			long wait = Math.max(this.breaker.nanosUntilProbe(), 1_000_000_000L);
 			throw new RateLimitUnavailableException(closed, Duration.ofNanos(wait), failure);
 		}
-		return this.fallback.tryAcquire(reduce(acquisitions), maxDelayMicros).decidedBy(RateLimitResult.FALLBACK);
+		return this.fallback.tryAcquire(reduce(acquisitions), maxDelayMicros).decidedBy(RateLimitResult.FALLBACK, this.fallback);
 	}
 
 	private List<Acquisition> reduce(List<Acquisition> acquisitions) {
@@ -303,7 +295,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 
 	/**
 	 * Closes the wrapped store when it holds resources of its own, such as the sync thread
-	 * and the shares of a {@link LocalFirstRateLimitStore}.
+	 * and the shares of a local-first store.
 	 */
 	@Override
 	public void close() {

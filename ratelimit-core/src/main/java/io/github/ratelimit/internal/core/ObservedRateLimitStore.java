@@ -131,7 +131,7 @@ public final class ObservedRateLimitStore implements RateLimitStore, AutoCloseab
 
 	/**
 	 * Closes the wrapped store when it holds resources of its own, such as the sync thread
-	 * and the shares of a {@link LocalFirstRateLimitStore}.
+	 * and the shares of a local-first store.
 	 */
 	@Override
 	public void close() {

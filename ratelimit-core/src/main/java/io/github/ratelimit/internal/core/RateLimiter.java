@@ -158,7 +158,7 @@ public final class RateLimiter {
 		for (Acquisition acquisition : acquisitions) {
 			decisions.add(byKey.get(acquisition.key()));
 		}
-		return new RateLimitResult(decisions, result.timestampMicros(), result.store());
+		return new RateLimitResult(decisions, result.timestampMicros(), result.store(), result.refundTo());
 	}
 
 	/**

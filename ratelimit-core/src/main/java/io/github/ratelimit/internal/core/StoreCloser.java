@@ -4,7 +4,7 @@ import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * Closes a store a decorator wraps, when that store holds resources of its own (the sync
- * thread and the shares of a {@link LocalFirstRateLimitStore}).
+ * thread and the shares of a local-first store).
  */
 final class StoreCloser {
 

@@ -22,11 +22,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FailoverRateLimitStoreContractTests {
 
 	private static FailoverRateLimitStore failover(RateLimitStore primary, MutableClock clock) {
-		return new FailoverRateLimitStore(primary, new InMemoryRateLimitStore(clock, 10_000), 1.0,
+		return new FailoverRateLimitStore(primary, new InMemoryRateLimitStore(clock, 10_000), new FailoverSettings(1.0,
 				new CircuitBreaker(1, Long.MAX_VALUE / 2, System::nanoTime), new ThrottledLog(1, System::nanoTime),
 				new ThrottledLog(1, System::nanoTime), (message) -> {
 				}, (message) -> {
-				});
+				}));
 	}
 
 	@Nested

@@ -367,18 +367,18 @@ class FailoverRateLimitStoreTest {
 	void rejectsAFallbackFactorOutsideZeroToOne() {
 		for (double factor : new double[] { 0, -0.5, 1.5, Double.NaN }) {
 			assertThatIllegalArgumentException()
-				.isThrownBy(() -> new FailoverRateLimitStore(this.primary, this.fallback, factor,
+				.isThrownBy(() -> new FailoverRateLimitStore(this.primary, this.fallback, new FailoverSettings(factor,
 						new CircuitBreaker(1, 1), new ThrottledLog(1, System::nanoTime), new ThrottledLog(1, System::nanoTime),
-						this.warnings::add, this.infos::add))
+						this.warnings::add, this.infos::add)))
 				.withMessage("fallbackFactor must be in (0, 1]: " + factor);
 		}
 	}
 
 	private FailoverRateLimitStore failover(int threshold) {
-		return new FailoverRateLimitStore(this.primary, this.fallback, 0.5,
+		return new FailoverRateLimitStore(this.primary, this.fallback, new FailoverSettings(0.5,
 				new CircuitBreaker(threshold, PROBE_NANOS, this.ticker::get),
 				new ThrottledLog(PROBE_NANOS, this.ticker::get), new ThrottledLog(PROBE_NANOS, this.ticker::get),
-				this.warnings::add, this.infos::add);
+				this.warnings::add, this.infos::add));
 	}
 
 	private void openBreaker() {

@@ -50,10 +50,10 @@ class FailoverRefundAndShadowTest {
 			FailoverRefundAndShadowTest.this.primaryRefunds.add(acquisitions.get(0).limit().name());
 			FailoverRefundAndShadowTest.this.primaryState.refund(acquisitions, decided);
 		}
-	}, this.fallback, 0.5, new CircuitBreaker(1, 1_000_000_000L, this.ticker::get),
+	}, this.fallback, new FailoverSettings(0.5, new CircuitBreaker(1, 1_000_000_000L, this.ticker::get),
 			new ThrottledLog(1, this.ticker::get), new ThrottledLog(1, this.ticker::get), (message) -> {
 			}, (message) -> {
-			});
+			}));
 
 	private final RateLimit limit = RateLimit.of("orders", Algorithm.FIXED_WINDOW, 4, Duration.ofMinutes(1));
 
@@ -73,6 +73,23 @@ class FailoverRefundAndShadowTest {
 			.decisions()
 			.get(0)
 			.remaining()).isZero();
+	}
+
+	@Test
+	void refundIsRoutedByTheDecidingStoreNotByTheNameMetricsReport() {
+		RateLimiter limiter = new RateLimiter(this.store);
+		List<Acquisition> request = List.of(new Acquisition(this.limit, "user:c", 1));
+		// a remote decision reported under the fallback's name still goes back to the remote store
+		RateLimitResult remote = limiter.acquire(request).decidedBy(RateLimitResult.FALLBACK);
+		limiter.refund(request, remote);
+		assertThat(this.primaryRefunds).containsExactly("orders");
+		this.down.set(true);
+		// a fallback decision reported under any name stays in the fallback
+		RateLimitResult local = limiter.acquire(request).decidedBy(RateLimitResult.REDIS);
+		assertThat(local.refundTo()).isSameAs(this.fallback);
+		limiter.refund(request, local);
+		assertThat(this.primaryRefunds).containsExactly("orders");
+		assertThat(this.fallback.inspect(this.limit.scaledBy(0.5), "user:c").remaining()).isEqualTo(2);
 	}
 
 	@Test

@@ -42,9 +42,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.AlgorithmSpec;
 import io.github.ratelimit.internal.core.CalendarWindows;
-import io.github.ratelimit.internal.core.Lease;
-import io.github.ratelimit.internal.core.LeaseResult;
-import io.github.ratelimit.internal.core.LeasingStore;
+import io.github.ratelimit.internal.core.ShareRequest;
+import io.github.ratelimit.internal.core.ShareGrant;
+import io.github.ratelimit.internal.core.ShareStore;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.BucketSnapshot;
@@ -86,7 +86,7 @@ import io.github.ratelimit.store.RateLimitStore;
  * Application and Redis clocks may thus differ by up to a whole window; a Redis time
  * outside the windows sent fails the call, which the fail mode then answers.
  */
-public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
+public final class RedisRateLimitStore implements RateLimitStore, ShareStore {
 
 	/** Least TTL of keys written at an explicit time (tests), whatever their state needs. */
 	private static final byte[] TEST_MIN_TTL_MILLIS = ascii("60000");
@@ -341,7 +341,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	 * nothing; their costs must then be positive.
 	 */
 	@Override
-	public LeaseResult lease(List<Lease> leases) {
+	public ShareGrant grant(List<ShareRequest> leases) {
 		Call call = leaseCall(leases);
 		List<int[]> groups = groupBySlot(call);
 		if (groups.size() != 1) {
@@ -353,12 +353,12 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	}
 
 	/**
-	 * Leases like {@link #lease} through Lettuce's asynchronous API, so that the calls of a
+	 * Leases like {@link #grant} through Lettuce's asynchronous API, so that the calls of a
 	 * sync go out together on the shared connection (pipelined); leases spanning several
 	 * slots, and a factory that is not Lettuce's, are leased on a pool thread.
 	 */
 	@Override
-	public CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+	public CompletionStage<ShareGrant> grantAsync(List<ShareRequest> leases) {
 		Call call;
 		List<int[]> groups;
 		try {
@@ -369,7 +369,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (groups.size() != 1 || !(this.executor instanceof LettuceScriptExecutor lettuce)) {
-			return CompletableFuture.supplyAsync(() -> lease(leases), OFFLOAD);
+			return CompletableFuture.supplyAsync(() -> grant(leases), OFFLOAD);
 		}
 		long now = (this.clock != null) ? this.clock.nowMicros() : NOW_FROM_REDIS;
 		Invocation invocation = prepare(call, groups.get(0), now, LEASE, 0, extras(leases));
@@ -377,13 +377,13 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			.thenApplyAsync((reply) -> leased(answered(invocation, reply), call, groups.get(0)), OFFLOAD);
 	}
 
-	private Call leaseCall(List<Lease> leases) {
+	private Call leaseCall(List<ShareRequest> leases) {
 		if (leases.isEmpty()) {
 			throw new IllegalArgumentException("leases must not be empty");
 		}
 		Call call = new Call(leases.size());
 		for (int i = 0; i < leases.size(); i++) {
-			Lease lease = leases.get(i);
+			ShareRequest lease = leases.get(i);
 			call.set(i, lease.limit(), lease.identity(), lease.cost());
 			for (int j = 0; j < i; j++) {
 				if (leases.get(j).key().equals(lease.key())) {
@@ -394,7 +394,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		return call;
 	}
 
-	private static long[] extras(List<Lease> leases) {
+	private static long[] extras(List<ShareRequest> leases) {
 		long[] extra = new long[leases.size()];
 		for (int i = 0; i < extra.length; i++) {
 			extra[i] = leases.get(i).extra();
@@ -409,9 +409,9 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 	 * caller can leave some ungranted, and a slot that fails grants none, but nothing is
 	 * granted that its bucket did not have.
 	 */
-	private LeaseResult leasedAcrossSlots(List<Lease> leases) {
+	private ShareGrant leasedAcrossSlots(List<ShareRequest> leases) {
 		List<Acquisition> acquisitions = new ArrayList<>(leases.size());
-		for (Lease lease : leases) {
+		for (ShareRequest lease : leases) {
 			if (lease.cost() > 0) {
 				acquisitions.add(new Acquisition(lease.limit(), lease.identity(), lease.cost()));
 			}
@@ -422,7 +422,7 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 		RateLimitDecision[] decisions = new RateLimitDecision[leases.size()];
 		int next = 0;
 		for (int i = 0; i < leases.size(); i++) {
-			Lease lease = leases.get(i);
+			ShareRequest lease = leases.get(i);
 			decisions[i] = (lease.cost() > 0) ? paid.decisions().get(next++)
 					: new RateLimitDecision(lease.limit(), true, 0, 0, 0, 0);
 		}
@@ -459,18 +459,18 @@ public final class RedisRateLimitStore implements RateLimitStore, LeasingStore {
 			}
 		}
 		long timestamp = (paid != null) ? paid.timestampMicros() : now;
-		return new LeaseResult(new RateLimitResult(List.of(decisions), timestamp, RateLimitResult.REDIS), extra);
+		return new ShareGrant(new RateLimitResult(List.of(decisions), timestamp, RateLimitResult.REDIS), extra);
 	}
 
 	/** The decisions of a lease call, and the units it took beyond each cost. */
-	private static LeaseResult leased(List<?> reply, Call call, int[] group) {
+	private static ShareGrant leased(List<?> reply, Call call, int[] group) {
 		RateLimitDecision[] decisions = new RateLimitDecision[call.costs.length];
 		long timestamp = parse(reply, call, group, decisions);
 		long[] extra = new long[call.costs.length];
 		for (int g = 0; g < group.length; g++) {
 			extra[group[g]] = number(reply, 1 + 3 * group.length + g);
 		}
-		return new LeaseResult(new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), timestamp,
+		return new ShareGrant(new RateLimitResult(uncommittedUnlessAllAllowed(call, decisions), timestamp,
 				RateLimitResult.REDIS), extra);
 	}
 

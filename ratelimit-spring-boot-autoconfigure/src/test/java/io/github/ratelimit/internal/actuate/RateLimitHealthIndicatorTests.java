@@ -19,6 +19,7 @@ import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.internal.core.FailoverSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,11 +39,11 @@ class RateLimitHealthIndicatorTests {
 			}
 		};
 		AtomicLong ticker = new AtomicLong();
-		FailoverRateLimitStore store = new FailoverRateLimitStore(dead, new InMemoryRateLimitStore(clock, 10), 0.5,
+		FailoverRateLimitStore store = new FailoverRateLimitStore(dead, new InMemoryRateLimitStore(clock, 10), new FailoverSettings(0.5,
 				new CircuitBreaker(1, 1_000_000_000L, ticker::get), new ThrottledLog(1, ticker::get),
 				new ThrottledLog(1, ticker::get), (message) -> {
 				}, (message) -> {
-				});
+				}));
 		RateLimitHealthIndicator indicator = new RateLimitHealthIndicator(() -> store);
 		Health before = indicator.health();
 		assertThat(before.getStatus()).isEqualTo(Status.UP);

@@ -13,10 +13,14 @@ import org.junit.jupiter.api.Test;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
+import io.github.ratelimit.internal.core.FailoverSettings;
 import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.ObservedRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.core.ShareStore;
 import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
@@ -136,6 +140,32 @@ class RateLimitMetricsTests {
 	}
 
 	@Test
+	void decisionsTakenFromALocalFirstShareAreTaggedLocal() {
+		InMemoryRateLimitStore shared = new InMemoryRateLimitStore(this.clock, 1000);
+		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(shared, ShareStore.over(shared, this.clock),
+				new LocalFirstSettings(this.clock, Duration.ofMillis(10), (limit) -> false, 100,
+						new ThrottledLog(0, System::nanoTime), (message) -> {
+						}));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimit search = RateLimit.of("search", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
+		for (int i = 0; i < 10; i++) {
+			assertThat(limiter.acquire(List.of(new Acquisition(search, "user:a", 1))).allowed()).isTrue();
+		}
+		double local = this.registry.get("ratelimit.requests").tag("limit", "search").tag("store", "local").counter().count();
+		double sharedStore = this.registry.get("ratelimit.requests")
+			.tag("limit", "search")
+			.tag("store", "memory")
+			.counter()
+			.count();
+		// the first requests ask the shared store for a share; the next ones spend it here
+		assertThat(sharedStore).isPositive();
+		assertThat(local).isPositive();
+		assertThat(local + sharedStore).isEqualTo(10);
+		assertThat(store.name()).isEqualTo("memory");
+		store.close();
+	}
+
+	@Test
 	void tagValuesNeverContainIdentities() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
 		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
@@ -183,11 +213,11 @@ class RateLimitMetricsTests {
 					public void storeFailed(String name, Throwable failure) {
 						metrics[0].storeFailed(name, failure);
 					}
-				}), fallback, 0.5, new CircuitBreaker(2, 1_000_000_000L, ticker::get),
+				}), fallback, new FailoverSettings(0.5, new CircuitBreaker(2, 1_000_000_000L, ticker::get),
 				new ThrottledLog(1_000_000_000L, ticker::get), new ThrottledLog(1_000_000_000L, ticker::get),
 				(message) -> {
 				}, (message) -> {
-				});
+				}));
 		metrics[0] = new RateLimitMetrics(this.registry, () -> store);
 		RateLimiter limiter = new RateLimiter(store, metrics[0]);
 		limiter.acquire(List.of(new Acquisition(this.orders, "user:a", 1)));

@@ -11,11 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,9 +44,9 @@ class LocalFirstRedisClusterTests {
 		RedisRateLimitStore redis = new RedisRateLimitStore(connectionFactory, "local-first-" + System.nanoTime() + ":",
 				clock);
 		// no sync runs: the shares grow from what the requests lease
-		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, clock, Duration.ofHours(1),
+		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(clock, Duration.ofHours(1),
 				(limit) -> false, 1_000, new ThrottledLog(0, System::nanoTime), (message) -> {
-				});
+				}));
 		RateLimit perUser = RateLimit.of("per-user", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
 		RateLimit perIp = RateLimit.of("per-ip", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
 		List<Acquisition> request = List.of(new Acquisition(perUser, "user:alice", 1),

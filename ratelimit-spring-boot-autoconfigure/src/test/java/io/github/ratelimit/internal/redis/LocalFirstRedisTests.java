@@ -16,7 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
-import io.github.ratelimit.internal.core.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
 import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.internal.core.ThrottledLog;
@@ -25,6 +25,8 @@ import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.internal.core.FailoverSettings;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,10 +56,10 @@ class LocalFirstRedisTests {
 		RedisRateLimitStore redis = new RedisRateLimitStore(connectionFactory, "local-first-" + System.nanoTime() + ":", clock,
 				Duration.ofSeconds(5));
 		for (int round = 0; round < 30; round++) {
-			LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, clock, Duration.ofMillis(1),
+			LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(clock, Duration.ofMillis(1),
 					(limit) -> false, 1_000, new ThrottledLog(0, System::nanoTime), (message) -> {
 						throw new AssertionError(message);
-					});
+					}));
 			store.start();
 			try {
 				RateLimit route = RateLimit.of("route-" + round, Algorithm.TOKEN_BUCKET, 5, Duration.ofHours(1000));
@@ -90,16 +92,15 @@ class LocalFirstRedisTests {
 		try (RedisTestServer server = RedisTestServer.start()) {
 			LettuceConnectionFactory factory = server.connectionFactory();
 			RedisRateLimitStore redis = new RedisRateLimitStore(factory, "down:", null, Duration.ofMillis(200));
-			LocalFirstRateLimitStore localFirst = new LocalFirstRateLimitStore(redis, redis,
-					RateLimitClock.system(), Duration.ofMillis(10), (limit) -> false, 1_000,
+			LocalFirstRateLimitStore localFirst = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(RateLimitClock.system(), Duration.ofMillis(10), (limit) -> false, 1_000,
 					new ThrottledLog(0, System::nanoTime), (message) -> {
-					});
+					}));
 			FailoverRateLimitStore store = new FailoverRateLimitStore(localFirst,
-					new InMemoryRateLimitStore(RateLimitClock.system(), 1_000), 0.5,
+					new InMemoryRateLimitStore(RateLimitClock.system(), 1_000), new FailoverSettings(0.5,
 					new CircuitBreaker(3, Duration.ofMinutes(1).toNanos()), new ThrottledLog(0, System::nanoTime),
 					new ThrottledLog(0, System::nanoTime), (message) -> {
 					}, (message) -> {
-					});
+					}));
 			RateLimit limit = RateLimit.of("down", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
 			for (int i = 0; i < 20; i++) {
 				assertThat(acquire(store, limit, "held").allowed()).isTrue();
@@ -110,7 +111,8 @@ class LocalFirstRedisTests {
 			for (int i = 0; i < 20; i++) {
 				RateLimitResult fromShare = acquire(store, limit, "held");
 				assertThat(fromShare.allowed()).isTrue();
-				assertThat(fromShare.store()).isEqualTo(RateLimitResult.REDIS);
+				// decided in memory from the share, and reported so
+				assertThat(fromShare.store()).isEqualTo(RateLimitResult.LOCAL);
 			}
 			// a bucket without a share needs Redis: the fallback decides it at half the limit
 			int admitted = 0;
@@ -205,10 +207,9 @@ class LocalFirstRedisTests {
 			for (int i = 0; i < size; i++) {
 				LettuceConnectionFactory factory = server.connectionFactory();
 				RedisRateLimitStore redis = new RedisRateLimitStore(factory, "fleet:", null, Duration.ofSeconds(5));
-				LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis,
-						RateLimitClock.system(), syncInterval, (limit) -> false, 1_000,
+				LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(RateLimitClock.system(), syncInterval, (limit) -> false, 1_000,
 						new ThrottledLog(0, System::nanoTime), (message) -> {
-						});
+						}));
 				// connected and the script loaded before the clock starts: on a loaded machine that
 				// alone can take longer than a run
 				RateLimit warmUp = RateLimit.of("fleet-warm-up", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));

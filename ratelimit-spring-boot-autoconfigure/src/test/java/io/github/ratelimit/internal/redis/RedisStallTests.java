@@ -19,12 +19,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
-import io.github.ratelimit.internal.core.Lease;
+import io.github.ratelimit.internal.core.ShareRequest;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.internal.core.FailoverSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -110,7 +111,7 @@ class RedisStallTests {
 				async.add(store.tryAcquireAsync(List.of(new Acquisition(CALLS, "bob", 1)), 0).toCompletableFuture());
 			}
 			// and carol's instance leases a share of the token bucket, as local-first mode does
-			Future<?> lease = threads.submit(() -> redis.lease(List.of(new Lease(RATES.get(0), "carol", 1, 4))));
+			Future<?> lease = threads.submit(() -> redis.grant(List.of(new ShareRequest(RATES.get(0), "carol", 1, 4))));
 			for (Future<RateLimitResult> result : sync) {
 				decided.add(result.get(10, TimeUnit.SECONDS));
 			}
@@ -352,9 +353,9 @@ class RedisStallTests {
 
 	private static FailoverRateLimitStore failover(RedisRateLimitStore redis, double share, CircuitBreaker breaker) {
 		ThrottledLog log = new ThrottledLog(TimeUnit.SECONDS.toNanos(1), System::nanoTime);
-		return new FailoverRateLimitStore(redis, new InMemoryRateLimitStore(), share, breaker, log, log, (message) -> {
+		return new FailoverRateLimitStore(redis, new InMemoryRateLimitStore(), new FailoverSettings(share, breaker, log, log, (message) -> {
 		}, (message) -> {
-		});
+		}));
 	}
 
 	private static Acquisition aliceCall() {

@@ -1,4 +1,4 @@
-package io.github.ratelimit.internal.core;
+package io.github.ratelimit.internal.local;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +14,14 @@ import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
+import io.github.ratelimit.internal.core.CircuitBreaker;
+import io.github.ratelimit.internal.core.FailoverRateLimitStore;
+import io.github.ratelimit.internal.core.FailoverSettings;
+import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.internal.core.ShareGrant;
+import io.github.ratelimit.internal.core.ShareRequest;
+import io.github.ratelimit.internal.core.ShareStore;
+import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
@@ -26,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Local-first decisions against shares of a shared store, on a clock the test moves: the
- * shared store is the in-memory store, leased through {@link LeasingStore#over}, and every
+ * shared store is the in-memory store, leased through {@link ShareStore#over}, and every
  * call to it is counted.
  */
 class LocalFirstRateLimitStoreTests {
@@ -45,9 +53,9 @@ class LocalFirstRateLimitStoreTests {
 
 	private final RateLimitStore shared = new CountingStore();
 
-	private final LeasingStore leasing = (leases) -> {
+	private final ShareStore sharing = (leases) -> {
 		call();
-		return LeasingStore.over(this.sharedBuckets, this.clock).lease(leases);
+		return ShareStore.over(this.sharedBuckets, this.clock).grant(leases);
 	};
 
 	private final List<String> warnings = new CopyOnWriteArrayList<>();
@@ -79,7 +87,8 @@ class LocalFirstRateLimitStoreTests {
 			assertThat(store.tryAcquire(limit, "a", 1, 0, decision)).isTrue();
 			assertThat(decision.allowed()).isTrue();
 			assertThat(decision.remaining()).isPositive();
-			assertThat(decision.store()).isEqualTo(this.shared.name());
+			// decided in memory, and reported so: not as the shared store's decision
+			assertThat(decision.store()).isEqualTo(RateLimitResult.LOCAL);
 		}
 		assertThat(this.sharedCalls.get()).isEqualTo(calls);
 	}
@@ -188,10 +197,10 @@ class LocalFirstRateLimitStoreTests {
 			assertThat(admitted(store, limit, "a", 10)).isEqualTo(10);
 			assertThat(this.sharedCalls.get()).as(limit.name()).isEqualTo(before + 10);
 		}
-		RateLimit leasable = RateLimit.of("reserving", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
+		RateLimit shareable = RateLimit.of("reserving", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
 		int before = this.sharedCalls.get();
 		for (int i = 0; i < 10; i++) {
-			store.tryAcquire(List.of(new Acquisition(leasable, "a", 1)), 1_000);
+			store.tryAcquire(List.of(new Acquisition(shareable, "a", 1)), 1_000);
 		}
 		assertThat(this.sharedCalls.get()).isEqualTo(before + 10);
 		assertThat(store.status().buckets()).anySatisfy((buckets) -> {
@@ -276,23 +285,23 @@ class LocalFirstRateLimitStoreTests {
 	void aCostTakenFromALapsedWindowShareIsNotReturnedIntoTheNextWindow() {
 		RateLimit windowed = RateLimit.of("windowed", Algorithm.FIXED_WINDOW, 10, Duration.ofMillis(100));
 		RateLimit other = RateLimit.of("other", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
-		CompletableFuture<LeaseResult> pending = new CompletableFuture<>();
-		LeasingStore slowForOther = new LeasingStore() {
+		CompletableFuture<ShareGrant> pending = new CompletableFuture<>();
+		ShareStore slowForOther = new ShareStore() {
 
 			@Override
-			public LeaseResult lease(List<Lease> leases) {
-				return LocalFirstRateLimitStoreTests.this.leasing.lease(leases);
+			public ShareGrant grant(List<ShareRequest> leases) {
+				return LocalFirstRateLimitStoreTests.this.sharing.grant(leases);
 			}
 
 			@Override
-			public CompletionStage<LeaseResult> leaseAsync(List<Lease> leases) {
+			public CompletionStage<ShareGrant> grantAsync(List<ShareRequest> leases) {
 				boolean slow = leases.stream().anyMatch((lease) -> lease.limit().equals(other));
-				return slow ? pending : LeasingStore.super.leaseAsync(leases);
+				return slow ? pending : ShareStore.super.grantAsync(leases);
 			}
 
 		};
-		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, slowForOther, this.clock, SYNC,
-				(limit) -> false, 100, new ThrottledLog(0, System::nanoTime), this.warnings::add);
+		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(this.shared, slowForOther, new LocalFirstSettings(this.clock, SYNC,
+				(limit) -> false, 100, new ThrottledLog(0, System::nanoTime), this.warnings::add));
 		// the share of the window takes one unit more than the first request
 		assertThat(acquire(store, windowed, "a").allowed()).isTrue();
 		// a request of both limits spends that unit here, and waits for the other limit
@@ -337,18 +346,18 @@ class LocalFirstRateLimitStoreTests {
 		// a bucket without a share fails, for the failover store to decide with its fallback
 		assertThatIllegalStateException().isThrownBy(() -> acquire(store, limit, "b"));
 		FailoverRateLimitStore failover = new FailoverRateLimitStore(store,
-				new InMemoryRateLimitStore(this.clock, 1_000), 0.5, new CircuitBreaker(5, 1_000_000_000L),
+				new InMemoryRateLimitStore(this.clock, 1_000), new FailoverSettings(0.5, new CircuitBreaker(5, 1_000_000_000L),
 				new ThrottledLog(0, System::nanoTime), new ThrottledLog(0, System::nanoTime), this.warnings::add,
-				this.warnings::add);
+				this.warnings::add));
 		RateLimitResult fallback = failover.tryAcquire(List.of(new Acquisition(limit, "b", 1)));
 		assertThat(fallback.allowed()).isTrue();
 		assertThat(fallback.store()).isEqualTo(RateLimitResult.FALLBACK);
 	}
 
 	private LocalFirstRateLimitStore store(Set<String> exact, int maxShares) {
-		return new LocalFirstRateLimitStore(this.shared, this.leasing, this.clock, SYNC,
+		return new LocalFirstRateLimitStore(this.shared, this.sharing, new LocalFirstSettings(this.clock, SYNC,
 				(limit) -> exact.contains(limit.name()), maxShares, new ThrottledLog(0, System::nanoTime),
-				this.warnings::add);
+				this.warnings::add));
 	}
 
 	private void call() {

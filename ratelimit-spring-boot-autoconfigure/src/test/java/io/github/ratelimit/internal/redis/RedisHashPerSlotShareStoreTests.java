@@ -7,7 +7,7 @@ import io.github.ratelimit.store.RateLimitStore;
  * The lease contract with the hash-per-slot key layout: the local-first mode leases token
  * buckets kept as hash fields as it leases keys.
  */
-class RedisHashPerSlotLeasingTests extends RedisLeasingTests {
+class RedisHashPerSlotShareStoreTests extends RedisShareStoreTests {
 
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {

@@ -17,10 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * What every {@link LeasingStore} must do: take the costs all or nothing, and beyond them
- * at most what the bucket has left, in every leasable algorithm.
+ * What every {@link ShareStore} must do: take the costs all or nothing, and beyond them
+ * at most what the bucket has left, in every shareable algorithm.
  */
-public abstract class LeasingStoreContractTest {
+public abstract class ShareStoreContractTest {
 
 	/** Start of a window: aligned to whole seconds and minutes. */
 	protected static final long T0 = MutableClock.DEFAULT_START_MICROS;
@@ -29,23 +29,23 @@ public abstract class LeasingStoreContractTest {
 
 	private RateLimitStore store;
 
-	private LeasingStore leasing;
+	private ShareStore sharing;
 
 	/**
 	 * Creates the store under test, deciding at the time of {@code clock}.
 	 * @param clock the clock
-	 * @return a new, empty store that is also a {@link LeasingStore}, or whose leasing view
-	 * {@link #leasing(RateLimitStore)} gives
+	 * @return a new, empty store that is also a {@link ShareStore}, or whose sharing view
+	 * {@link #sharing(RateLimitStore)} gives
 	 */
 	protected abstract RateLimitStore createStore(MutableClock clock);
 
 	/**
-	 * The leasing view of the store under test.
+	 * The sharing view of the store under test.
 	 * @param store the store
 	 * @return the view
 	 */
-	protected LeasingStore leasing(RateLimitStore store) {
-		return (LeasingStore) store;
+	protected ShareStore sharing(RateLimitStore store) {
+		return (ShareStore) store;
 	}
 
 	/**
@@ -59,21 +59,21 @@ public abstract class LeasingStoreContractTest {
 	@BeforeEach
 	void setUpStore() {
 		this.store = createStore(this.clock);
-		this.leasing = leasing(this.store);
+		this.sharing = sharing(this.store);
 	}
 
 	@Test
 	void leaseTakesTheCostAndAtMostWhatIsLeftBeyondIt() {
 		RateLimit limit = RateLimit.of("lease-tb", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(10));
-		LeaseResult first = lease(limit, 1, 4);
+		ShareGrant first = lease(limit, 1, 4);
 		assertThat(first.result().allowed()).isTrue();
 		assertThat(first.extra()).containsExactly(4);
 		assertThat(first.result().decisions().get(0).remaining()).isEqualTo(5);
-		LeaseResult second = lease(limit, 1, 100);
+		ShareGrant second = lease(limit, 1, 100);
 		assertThat(second.result().allowed()).isTrue();
 		assertThat(second.extra()).containsExactly(4);
 		assertThat(second.result().decisions().get(0).remaining()).isZero();
-		LeaseResult third = lease(limit, 1, 3);
+		ShareGrant third = lease(limit, 1, 3);
 		assertThat(third.result().allowed()).isFalse();
 		assertThat(third.extra()).containsExactly(0);
 		assertThat(this.store.tryAcquire(List.of(new Acquisition(limit, "a", 1))).allowed()).isFalse();
@@ -83,7 +83,7 @@ public abstract class LeasingStoreContractTest {
 	void leaseWithoutCostOnlyTakesWhatIsLeft() {
 		RateLimit limit = RateLimit.of("lease-refresh", Algorithm.TOKEN_BUCKET, 6, Duration.ofSeconds(6));
 		assertThat(lease(limit, 0, 4).extra()).containsExactly(4);
-		LeaseResult rest = lease(limit, 0, 4);
+		ShareGrant rest = lease(limit, 0, 4);
 		assertThat(rest.result().allowed()).isTrue();
 		assertThat(rest.extra()).containsExactly(2);
 		assertThat(lease(limit, 0, 4).extra()).containsExactly(0);
@@ -95,7 +95,7 @@ public abstract class LeasingStoreContractTest {
 	@Test
 	void leasedUnitsGivenBackAreAvailableAgain() {
 		RateLimit limit = RateLimit.of("lease-back", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
-		LeaseResult leased = lease(limit, 0, 10);
+		ShareGrant leased = lease(limit, 0, 10);
 		assertThat(leased.extra()).containsExactly(10);
 		assertThat(this.store.tryAcquire(List.of(new Acquisition(limit, "a", 1))).allowed()).isFalse();
 		this.store.refund(List.of(new Acquisition(limit, "a", 7)), leased.result());
@@ -107,7 +107,7 @@ public abstract class LeasingStoreContractTest {
 	@Test
 	void fixedWindowLeasesOnlyWhatItsWindowHasLeft() {
 		RateLimit limit = RateLimit.of("lease-fw", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(1));
-		LeaseResult leased = lease(limit, 2, 10);
+		ShareGrant leased = lease(limit, 2, 10);
 		assertThat(leased.extra()).containsExactly(3);
 		assertThat(lease(limit, 1, 1).result().allowed()).isFalse();
 		this.clock.advance(Duration.ofSeconds(1));
@@ -128,8 +128,8 @@ public abstract class LeasingStoreContractTest {
 		RateLimit roomy = RateLimit.of("lease-roomy", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
 		RateLimit tight = RateLimit.of("lease-tight", Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
 		assertThat(this.store.tryAcquire(List.of(new Acquisition(tight, "a", 1))).allowed()).isTrue();
-		LeaseResult both = this.leasing
-			.lease(List.of(new Lease(roomy, "a", 1, 5), new Lease(tight, "a", 1, 5)));
+		ShareGrant both = this.sharing
+			.grant(List.of(new ShareRequest(roomy, "a", 1, 5), new ShareRequest(tight, "a", 1, 5)));
 		assertThat(both.result().allowed()).isFalse();
 		assertThat(both.extra()).containsExactly(0, 0);
 		RateLimitResult whole = this.store.tryAcquire(List.of(new Acquisition(roomy, "a", 10)));
@@ -141,8 +141,8 @@ public abstract class LeasingStoreContractTest {
 		RateLimit bucket = RateLimit.of("lease-many-tb", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
 		RateLimit window = RateLimit.of("lease-many-fw", Algorithm.FIXED_WINDOW, 6, Duration.ofHours(1));
 		RateLimit counter = RateLimit.of("lease-many-swc", Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofHours(1));
-		LeaseResult leased = this.leasing.lease(List.of(new Lease(bucket, "a", 2, 3), new Lease(window, "b", 0, 9),
-				new Lease(counter, "a", 1, 1)));
+		ShareGrant leased = this.sharing.grant(List.of(new ShareRequest(bucket, "a", 2, 3), new ShareRequest(window, "b", 0, 9),
+				new ShareRequest(counter, "a", 1, 1)));
 		assertThat(leased.result().allowed()).isTrue();
 		assertThat(leased.extra()).containsExactly(3, 6, 1);
 		assertThat(leased.result().decisions()).extracting(RateLimitDecision::remaining).containsExactly(5L, 0L, 2L);
@@ -156,13 +156,13 @@ public abstract class LeasingStoreContractTest {
 		for (Algorithm algorithm : List.of(Algorithm.LEAKY_BUCKET, Algorithm.SLIDING_WINDOW_LOG,
 				Algorithm.CONCURRENCY)) {
 			RateLimit limit = RateLimit.of("lease-" + algorithm, algorithm, 5, Duration.ofSeconds(1));
-			assertThatIllegalArgumentException().isThrownBy(() -> new Lease(limit, "a", 1, 1))
-				.withMessageContaining("cannot be leased");
+			assertThatIllegalArgumentException().isThrownBy(() -> new ShareRequest(limit, "a", 1, 1))
+				.withMessageContaining("cannot be shared");
 		}
 	}
 
-	private LeaseResult lease(RateLimit limit, long cost, long extra) {
-		return this.leasing.lease(List.of(new Lease(limit, "a", cost, extra)));
+	private ShareGrant lease(RateLimit limit, long cost, long extra) {
+		return this.sharing.grant(List.of(new ShareRequest(limit, "a", cost, extra)));
 	}
 
 }

@@ -4,12 +4,12 @@ import org.junit.jupiter.api.BeforeAll;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.ratelimit.internal.core.LeasingStoreContractTest;
+import io.github.ratelimit.internal.core.ShareStoreContractTest;
 import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.store.RateLimitStore;
 
 /** The lease contract on a real Redis server: costs and extras in one script call. */
-class RedisLeasingTests extends LeasingStoreContractTest {
+class RedisShareStoreTests extends ShareStoreContractTest {
 
 	static LettuceConnectionFactory connectionFactory;
 
