@@ -13,7 +13,7 @@ import io.github.ratelimit.internal.core.FailoverRateLimitStore;
 import io.github.ratelimit.internal.core.FailoverSettings;
 import io.github.ratelimit.internal.core.ObservedRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimitClock;
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.internal.core.ShareStore;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;

@@ -22,7 +22,7 @@ import io.github.ratelimit.internal.aop.RateLimitedBeansValidator;
 import io.github.ratelimit.internal.aop.RateLimitedMethodInterceptor;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.RateLimitClock;
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.internal.core.RateLimitSleeper;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;

@@ -4,7 +4,7 @@ import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
 
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
 

@@ -21,7 +21,7 @@ import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.RateLimitClock;
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitResult;

@@ -32,7 +32,7 @@ class ApiLineTests {
 			"io.github.ratelimit.store.BucketSnapshot", "io.github.ratelimit.store.MutableDecision",
 			"io.github.ratelimit.store.RateLimit", "io.github.ratelimit.store.RateLimitDecision",
 			"io.github.ratelimit.store.RateLimitResult", "io.github.ratelimit.store.RateLimitStore",
-			"io.github.ratelimit.store.RateLimitStores",
+			"io.github.ratelimit.store.RateLimitObserver", "io.github.ratelimit.store.RateLimitStores",
 			"io.github.ratelimit.store.StoreStatus",
 			// the auto-configuration and its properties
 			"io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration",

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.assertj.core.api.AssertProvider;
 
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;

@@ -13,7 +13,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimitClock;
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.metrics.RateLimitMetrics;

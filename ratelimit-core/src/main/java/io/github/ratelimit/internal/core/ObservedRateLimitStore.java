@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.BucketSnapshot;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreStatus;

@@ -15,6 +15,7 @@ import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
 

@@ -12,6 +12,7 @@ import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.RateLimitResult;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -12,7 +12,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;

@@ -208,7 +208,7 @@ class RateLimitMetricsTests {
 		InMemoryRateLimitStore fallback = new InMemoryRateLimitStore(this.clock, 500);
 		RateLimitMetrics[] metrics = new RateLimitMetrics[1];
 		FailoverRateLimitStore store = new FailoverRateLimitStore(
-				new ObservedRateLimitStore(primary, new io.github.ratelimit.internal.core.RateLimitObserver() {
+				new ObservedRateLimitStore(primary, new io.github.ratelimit.store.RateLimitObserver() {
 					@Override
 					public void storeFailed(String name, Throwable failure) {
 						metrics[0].storeFailed(name, failure);

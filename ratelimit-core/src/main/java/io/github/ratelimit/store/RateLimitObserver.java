@@ -1,9 +1,6 @@
-package io.github.ratelimit.internal.core;
+package io.github.ratelimit.store;
 
 import java.util.List;
-
-import io.github.ratelimit.store.Acquisition;
-import io.github.ratelimit.store.RateLimitResult;
 
 /**
  * Sees what the limiter decides and how its stores behave; metrics are one observer.
