@@ -15,7 +15,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.RateLimitObserver;
+import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.metrics.RateLimitMetrics;
 import io.github.ratelimit.store.Acquisition;
