@@ -21,7 +21,7 @@ class RedisLeasingTests extends LeasingStoreContractTest {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(connectionFactory, "lease:", clock);
+		return RedisRateLimitStore.builder(connectionFactory).keyPrefix("lease:").clock(clock).build();
 	}
 
 }
