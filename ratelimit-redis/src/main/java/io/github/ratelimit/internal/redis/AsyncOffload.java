@@ -69,6 +69,16 @@ final class AsyncOffload implements Executor, AutoCloseable {
 		}
 	}
 
+	/** Whether the pool was {@link #close() closed}. */
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/** The failure of a task given to a closed pool. */
+	static RejectedExecutionException closed() {
+		return new RejectedExecutionException("The Redis rate limit store is closed");
+	}
+
 	/** Shuts the pool down: running tasks finish, idle threads end, no task is accepted. */
 	@Override
 	public void close() {
@@ -89,7 +99,7 @@ final class AsyncOffload implements Executor, AutoCloseable {
 		}
 		synchronized (this) {
 			if (this.closed) {
-				throw new RejectedExecutionException("The Redis rate limit store is closed");
+				throw closed();
 			}
 			if (this.pool == null) {
 				this.pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,

@@ -66,6 +66,10 @@ final class ScriptRunner {
 	 * wait for a reply that only that thread can deliver.
 	 */
 	<T> CompletionStage<T> send(Invocation invocation, Function<List<?>, T> read) {
+		if (this.offload.isClosed()) {
+			// nobody could read the reply: nothing is sent
+			return CompletableFuture.failedFuture(AsyncOffload.closed());
+		}
 		CompletableFuture<List<?>> reply = ((LettuceScriptExecutor) this.executor).executeAsync(invocation.script(),
 				invocation.keys(), invocation.args());
 		return reply.thenApplyAsync((value) -> read.apply(answered(invocation, value)), this.offload);

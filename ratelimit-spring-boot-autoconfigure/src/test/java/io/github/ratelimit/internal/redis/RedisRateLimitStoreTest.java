@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,6 +60,26 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
 		return RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").clock(clock).build();
+	}
+
+	@Test
+	void failsAsynchronousCallsOnceClosedWhileSynchronousOnesGoOn() {
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("test:")
+			.timeout(Duration.ofSeconds(2))
+			.build();
+		RateLimit limit = RateLimit.of("closed", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		List<Acquisition> one = List.of(new Acquisition(limit, "user:a", 1));
+		assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture().join().allowed()).isTrue();
+		assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture().join().allowed()).isTrue();
+		store.close();
+		assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture()).failsWithin(Duration.ofSeconds(5))
+			.withThrowableThat()
+			.havingRootCause()
+			.isInstanceOf(RejectedExecutionException.class);
+		// the failed call sent nothing: two taken before, one now
+		assertThat(store.tryAcquire(one).decisions().get(0).remaining()).isEqualTo(7);
+		store.close();
 	}
 
 	@Test
