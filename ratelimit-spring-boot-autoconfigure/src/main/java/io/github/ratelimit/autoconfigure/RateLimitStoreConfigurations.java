@@ -6,6 +6,7 @@ import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -41,9 +42,15 @@ final class RateLimitStoreConfigurations {
 	@ConditionalOnBean(type = "org.springframework.data.redis.connection.RedisConnectionFactory")
 	@ConditionalOnExpression("'${ratelimit.store:auto}'.toLowerCase() != 'memory'")
 	@ConditionalOnMissingBean(RateLimitStore.class)
-	static class Redis {
+	static class Redis implements DisposableBean {
 
 		private static final Log logger = LogFactory.getLog(FailoverRateLimitStore.class);
+
+		/**
+		 * The Redis store, closed with the context after the store bean that wraps it (a
+		 * local-first store does not close the store it leases from).
+		 */
+		private volatile RedisRateLimitStore redisStore;
 
 		@Bean
 		RateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
@@ -54,8 +61,14 @@ final class RateLimitStoreConfigurations {
 			RateLimitProperties.Redis redis = properties.getRedis();
 			// Redis decides at its own TIME unless the application (a test) brought its own clock
 			RateLimitClock redisClock = RateLimitClock.isSystem(rateLimitClock) ? null : rateLimitClock;
-			RedisRateLimitStore primary = new RedisRateLimitStore(redisConnectionFactory, redis.getKeyPrefix(),
-					redisClock, redis.getTimeout(), redis.getKeyLayout(), redis.isFunctions());
+			RedisRateLimitStore primary = RedisRateLimitStore.builder(redisConnectionFactory)
+				.keyPrefix(redis.getKeyPrefix())
+				.clock(redisClock)
+				.timeout(redis.getTimeout())
+				.layout(redis.getKeyLayout())
+				.functions(redis.isFunctions())
+				.build();
+			this.redisStore = primary;
 			// in the background: a hung Redis must not hold up the application's startup
 			Thread preload = new Thread(() -> {
 				try {
@@ -108,6 +121,14 @@ final class RateLimitStoreConfigurations {
 						properties.getRedis().getTimeout());
 			}
 
+		}
+
+		@Override
+		public void destroy() {
+			RedisRateLimitStore store = this.redisStore;
+			if (store != null) {
+				store.close();
+			}
 		}
 
 		@Bean

@@ -102,8 +102,10 @@ public final class LocalFirstFleetRun {
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
-		RedisRateLimitStore redis = new RedisRateLimitStore(connectionFactory, "ratelimit:", null,
-				Duration.ofMillis(250));
+		RedisRateLimitStore redis = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("ratelimit:")
+			.timeout(Duration.ofMillis(250))
+			.build();
 		redis.preload();
 		AtomicLong warnings = new AtomicLong();
 		LocalFirstRateLimitStore shares = null;

@@ -75,7 +75,10 @@ final class RedisDeciders {
 	 * and the default timeout), with its script loaded ahead of the first call.
 	 */
 	static Decider ours(LettuceConnectionFactory connectionFactory) {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, KEY_PREFIX, null, STORE_TIMEOUT);
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix(KEY_PREFIX)
+			.timeout(STORE_TIMEOUT)
+			.build();
 		store.preload();
 		RateLimit limit = limit();
 		return (identity) -> {

@@ -336,7 +336,9 @@ public final class RedisDecisionBenchmark {
 		RedisScripts.RedisFunction function = RedisScripts.acquireFunction(tokenBucket);
 		admin.functionLoad(function.library(), true);
 		RateLimit limit = RedisDeciders.limit();
-		String key = new RedisRateLimitStore(new LettuceConnectionFactory(), RedisDeciders.KEY_PREFIX)
+		String key = RedisRateLimitStore.builder(new LettuceConnectionFactory())
+			.keyPrefix(RedisDeciders.KEY_PREFIX)
+			.build()
 			.key(new Acquisition(limit, IDENTITY, 1));
 		return List.of("FCALL", function.name(), "1", key, "", "acquire",
 				"1", "tb", Long.toString(limit.capacity()), Long.toString(limit.emissionIntervalMicros()), "1", "", "",

@@ -170,7 +170,7 @@ class ConcurrencyFleetTests {
 		doomed.start();
 		RateLimit briefly = RateLimit.of("briefly", Algorithm.CONCURRENCY, 1, Duration.ofSeconds(2));
 		try {
-			RedisRateLimitStore store = new RedisRateLimitStore(doomed, KEY_PREFIX);
+			RedisRateLimitStore store = RedisRateLimitStore.builder(doomed).keyPrefix(KEY_PREFIX).build();
 			assertThat(store.tryAcquire(List.of(new Acquisition(briefly, Identities.expression("acme"), 1))).allowed())
 				.isTrue();
 		}

@@ -41,8 +41,10 @@ class LocalFirstRedisClusterTests {
 	@Test
 	void requestsWhoseLimitsSpanSlotsAreAdmittedWhileTheBucketsHaveUnits() {
 		MutableClock clock = new MutableClock();
-		RedisRateLimitStore redis = new RedisRateLimitStore(connectionFactory, "local-first-" + System.nanoTime() + ":",
-				clock);
+		RedisRateLimitStore redis = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("local-first-" + System.nanoTime() + ":")
+			.clock(clock)
+			.build();
 		// no sync runs: the shares grow from what the requests lease
 		LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(clock, Duration.ofHours(1),
 				(limit) -> false, 1_000, new ThrottledLog(0, System::nanoTime), (message) -> {

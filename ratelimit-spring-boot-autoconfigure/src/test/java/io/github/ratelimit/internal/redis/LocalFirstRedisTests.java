@@ -53,8 +53,11 @@ class LocalFirstRedisTests {
 	@Test
 	void aRefundedStageAndARefilledBucketAdmitWhileSyncsRun() throws Exception {
 		MutableClock clock = new MutableClock();
-		RedisRateLimitStore redis = new RedisRateLimitStore(connectionFactory, "local-first-" + System.nanoTime() + ":", clock,
-				Duration.ofSeconds(5));
+		RedisRateLimitStore redis = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("local-first-" + System.nanoTime() + ":")
+			.clock(clock)
+			.timeout(Duration.ofSeconds(5))
+			.build();
 		for (int round = 0; round < 30; round++) {
 			LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(clock, Duration.ofMillis(1),
 					(limit) -> false, 1_000, new ThrottledLog(0, System::nanoTime), (message) -> {
@@ -91,7 +94,10 @@ class LocalFirstRedisTests {
 	void whenRedisDiesSharesKeepDecidingAndTheFallbackDecidesTheRestWithoutAnError() {
 		try (RedisTestServer server = RedisTestServer.start()) {
 			LettuceConnectionFactory factory = server.connectionFactory();
-			RedisRateLimitStore redis = new RedisRateLimitStore(factory, "down:", null, Duration.ofMillis(200));
+			RedisRateLimitStore redis = RedisRateLimitStore.builder(factory)
+				.keyPrefix("down:")
+				.timeout(Duration.ofMillis(200))
+				.build();
 			LocalFirstRateLimitStore localFirst = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(RateLimitClock.system(), Duration.ofMillis(10), (limit) -> false, 1_000,
 					new ThrottledLog(0, System::nanoTime), (message) -> {
 					}));
@@ -206,7 +212,10 @@ class LocalFirstRedisTests {
 		Fleet(RedisTestServer server, int size, Duration syncInterval) {
 			for (int i = 0; i < size; i++) {
 				LettuceConnectionFactory factory = server.connectionFactory();
-				RedisRateLimitStore redis = new RedisRateLimitStore(factory, "fleet:", null, Duration.ofSeconds(5));
+				RedisRateLimitStore redis = RedisRateLimitStore.builder(factory)
+					.keyPrefix("fleet:")
+					.timeout(Duration.ofSeconds(5))
+					.build();
 				LocalFirstRateLimitStore store = new LocalFirstRateLimitStore(redis, redis, new LocalFirstSettings(RateLimitClock.system(), syncInterval, (limit) -> false, 1_000,
 						new ThrottledLog(0, System::nanoTime), (message) -> {
 						}));

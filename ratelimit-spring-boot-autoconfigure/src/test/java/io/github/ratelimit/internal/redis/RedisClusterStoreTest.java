@@ -69,7 +69,10 @@ class RedisClusterStoreTest extends RateLimitStoreContractTest {
 	 */
 	private static void warmUp() {
 		loadScriptOnEveryMaster();
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "warm-up:", new MutableClock());
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("warm-up:")
+			.clock(new MutableClock())
+			.build();
 		RateLimit limit = RateLimit.of("warm-up", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1));
 		List<Acquisition> request = IntStream.range(0, 20)
 			.mapToObj((i) -> new Acquisition(limit, "user:u" + i, 1))
@@ -86,7 +89,7 @@ class RedisClusterStoreTest extends RateLimitStoreContractTest {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestCluster.shared().flushAll();
-		return new RedisRateLimitStore(connectionFactory, "test:", clock);
+		return RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").clock(clock).build();
 	}
 
 	@ParameterizedTest
@@ -170,8 +173,11 @@ class RedisClusterStoreTest extends RateLimitStoreContractTest {
 
 	@Test
 	void hashPerSlotKeepsTheLimitsOfOneIdentityInItsSlotAndOneScriptCall() throws IOException {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:", clock(), null,
-				RedisKeyLayout.HASH_PER_SLOT);
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("test:")
+			.clock(clock())
+			.layout(RedisKeyLayout.HASH_PER_SLOT)
+			.build();
 		List<Acquisition> request = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
 			request.add(new Acquisition(RateLimit.of(ROUTE + " " + algorithm, algorithm, 5, Duration.ofMinutes(1)),
@@ -279,7 +285,7 @@ class RedisClusterStoreTest extends RateLimitStoreContractTest {
 	@ParameterizedTest
 	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "SLIDING_WINDOW_LOG" })
 	void requestAcrossSlotsOnRedisTimeIsRefundedAtTheTimeItWasTaken(Algorithm algorithm) {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").build();
 		RateLimit perUser = RateLimit.of(ROUTE, algorithm, 5, Duration.ofHours(1));
 		RateLimit perIp = RateLimit.of("per ip", algorithm, 1, Duration.ofHours(1));
 		Acquisition user = new Acquisition(perUser, USER, 1);

@@ -169,10 +169,16 @@ class RedisFunctionsTests {
 		LettuceConnectionFactory factory = RedisTestServer.shared().connectionFactory();
 		try {
 			String prefix = "fields:" + System.nanoTime() + ":";
-			RedisRateLimitStore hashed = new RedisRateLimitStore(factory, prefix + "h:", null, TIMEOUT,
-					RedisKeyLayout.HASH_PER_SLOT);
-			RedisRateLimitStore keyed = new RedisRateLimitStore(factory, prefix + "k:", null, TIMEOUT,
-					RedisKeyLayout.KEY_PER_BUCKET);
+			RedisRateLimitStore hashed = RedisRateLimitStore.builder(factory)
+				.keyPrefix(prefix + "h:")
+				.timeout(TIMEOUT)
+				.layout(RedisKeyLayout.HASH_PER_SLOT)
+				.build();
+			RedisRateLimitStore keyed = RedisRateLimitStore.builder(factory)
+				.keyPrefix(prefix + "k:")
+				.timeout(TIMEOUT)
+				.layout(RedisKeyLayout.KEY_PER_BUCKET)
+				.build();
 			Acquisition carol = new Acquisition(LIMIT, "user:carol", 1);
 			// the same library serves both: the first call names a field for its bucket
 			assertThat(hashed.tryAcquire(List.of(carol)).allowed()).isTrue();
@@ -221,7 +227,7 @@ class RedisFunctionsTests {
 
 	private static void withStore(LettuceConnectionFactory factory, String prefix, Consumer<RedisRateLimitStore> test) {
 		try {
-			test.accept(new RedisRateLimitStore(factory, prefix, null, TIMEOUT));
+			test.accept(RedisRateLimitStore.builder(factory).keyPrefix(prefix).timeout(TIMEOUT).build());
 		}
 		finally {
 			factory.destroy();

@@ -12,8 +12,11 @@ class RedisHashPerSlotShareStoreTests extends RedisShareStoreTests {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(connectionFactory, "lease:", clock, null,
-				RedisKeyLayout.HASH_PER_SLOT);
+		return RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("lease:")
+			.clock(clock)
+			.layout(RedisKeyLayout.HASH_PER_SLOT)
+			.build();
 	}
 
 }

@@ -41,7 +41,11 @@ class RedisHashPerSlotStoreTests extends RateLimitStoreContractTest {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(redisConnection.factory(), PREFIX, clock, null, RedisKeyLayout.HASH_PER_SLOT);
+		return RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix(PREFIX)
+			.clock(clock)
+			.layout(RedisKeyLayout.HASH_PER_SLOT)
+			.build();
 	}
 
 	@Override
@@ -184,7 +188,10 @@ class RedisHashPerSlotStoreTests extends RateLimitStoreContractTest {
 		RateLimit limit = RateLimit.of("switched", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
 		// "0" is the tag of its own slot: a key of its own and a hash would share a name but for the suffix
 		Acquisition acquisition = new Acquisition(limit, "0", 1);
-		RedisRateLimitStore keyPerBucket = new RedisRateLimitStore(redisConnection.factory(), PREFIX, clock());
+		RedisRateLimitStore keyPerBucket = RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix(PREFIX)
+			.clock(clock())
+			.build();
 		assertThat(keyPerBucket.key(acquisition)).isEqualTo("test:{0}:" + limit.id());
 		assertThat(store().key(acquisition)).isEqualTo("test:{0}:" + limit.id() + ":h");
 		assertThat(keyPerBucket.tryAcquire(List.of(acquisition)).allowed()).isTrue();

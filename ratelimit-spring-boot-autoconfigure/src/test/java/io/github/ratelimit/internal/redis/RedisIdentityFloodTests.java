@@ -52,7 +52,10 @@ class RedisIdentityFloodTests {
 
 	@Test
 	void keysOfAFloodOfIdentitiesAllExpireAndTheirMemoryIsGivenBack() throws Exception {
-		RedisRateLimitStore store = new RedisRateLimitStore(redisConnection.factory(), PREFIX, null, Duration.ofSeconds(5));
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix(PREFIX)
+			.timeout(Duration.ofSeconds(5))
+			.build();
 		List<RateLimit> limits = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
 			limits.add(RateLimit.of("flood " + algorithm, algorithm, 2, PERIOD));

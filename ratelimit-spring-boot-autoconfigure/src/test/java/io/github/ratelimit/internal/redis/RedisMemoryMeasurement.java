@@ -78,9 +78,10 @@ class RedisMemoryMeasurement {
 		.valueOf(System.getProperty("ratelimit.measure.key-layout", RedisKeyLayout.KEY_PER_BUCKET.name()));
 
 	/** Only names keys: its connection factory is never started. */
-	private static final RedisRateLimitStore KEYS = new RedisRateLimitStore(new LettuceConnectionFactory(),
-			System.getProperty("ratelimit.measure.key-prefix", RedisRateLimitStore.DEFAULT_KEY_PREFIX), null, null,
-			LAYOUT);
+	private static final RedisRateLimitStore KEYS = RedisRateLimitStore.builder(new LettuceConnectionFactory())
+		.keyPrefix(System.getProperty("ratelimit.measure.key-prefix", RedisRateLimitStore.DEFAULT_KEY_PREFIX))
+		.layout(LAYOUT)
+		.build();
 
 	@Test
 	void measuresMemoryPerIdentity() throws IOException {

@@ -29,7 +29,7 @@ class RedisPlanChangeTest extends PlanChangeContractTest {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(redisConnection.factory(), PREFIX, clock);
+		return RedisRateLimitStore.builder(redisConnection.factory()).keyPrefix(PREFIX).clock(clock).build();
 	}
 
 	@Override

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +44,10 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 		// the contract's buckets expire in Redis within a second of real time while its clock
 		// stands still: connect, load the script and the classes before the first test
 		RateLimit limit = RateLimit.of("warm-up", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1));
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "warm-up:", new MutableClock());
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("warm-up:")
+			.clock(new MutableClock())
+			.build();
 		assertThat(store.tryAcquire(List.of(new Acquisition(limit, "warm-up", 1))).allowed()).isTrue();
 	}
 
@@ -55,12 +59,32 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(connectionFactory, "test:", clock);
+		return RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").clock(clock).build();
+	}
+
+	@Test
+	void failsAsynchronousCallsOnceClosedWhileSynchronousOnesGoOn() {
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("test:")
+			.timeout(Duration.ofSeconds(2))
+			.build();
+		RateLimit limit = RateLimit.of("closed", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		List<Acquisition> one = List.of(new Acquisition(limit, "user:a", 1));
+		assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture().join().allowed()).isTrue();
+		assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture().join().allowed()).isTrue();
+		store.close();
+		assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture()).failsWithin(Duration.ofSeconds(5))
+			.withThrowableThat()
+			.havingRootCause()
+			.isInstanceOf(RejectedExecutionException.class);
+		// the failed call sent nothing: two taken before, one now
+		assertThat(store.tryAcquire(one).decisions().get(0).remaining()).isEqualTo(7);
+		store.close();
 	}
 
 	@Test
 	void decidesOnRedisTimeWhenNoClockIsGiven() {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").build();
 		RateLimit limit = RateLimit.of("redis-time", Algorithm.TOKEN_BUCKET, 2, Duration.ofHours(1));
 		long before = System.currentTimeMillis() * 1000;
 		RateLimitResult result = store.tryAcquire(List.of(new Acquisition(limit, "user:a", 1)));
@@ -72,7 +96,7 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 
 	@Test
 	void decidesACalendarQuotaOnRedisTimeWithinTheApplicationsWindow() {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").build();
 		ZoneId zone = ZoneId.of("Pacific/Auckland");
 		RateLimit limit = RateLimit.calendar("redis-time-daily", 2, CalendarPeriod.DAY, zone);
 		RateLimitResult result = store.tryAcquire(List.of(new Acquisition(limit, "user:a", 1)));
@@ -90,7 +114,7 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 
 	@Test
 	void decidesAnEmptyRequestOnRedisTimeAsAllowed() {
-		RedisRateLimitStore store = new RedisRateLimitStore(connectionFactory, "test:");
+		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").build();
 		RateLimitResult result = store.tryAcquire(List.of());
 		assertThat(result.allowed()).isTrue();
 		assertThat(result.decisions()).isEmpty();
@@ -187,7 +211,10 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 	@Test
 	void resetAllDeletesOnlyTheKeysUnderItsPrefix() {
 		RateLimit limit = RateLimit.of("prefixed", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
-		RedisRateLimitStore globby = new RedisRateLimitStore(connectionFactory, "te[s]t*:", clock());
+		RedisRateLimitStore globby = RedisRateLimitStore.builder(connectionFactory)
+			.keyPrefix("te[s]t*:")
+			.clock(clock())
+			.build();
 		Acquisition acquisition = new Acquisition(limit, "user:carol", 1);
 		assertThat(store().tryAcquire(List.of(acquisition)).allowed()).isTrue();
 		assertThat(globby.tryAcquire(List.of(acquisition)).allowed()).isTrue();

@@ -43,8 +43,10 @@ class RedisReservationContentionTest {
 		long interval = 10_000;
 		long maxDelay = 500_000;
 		RateLimit limit = new RateLimit("sms", Algorithm.TOKEN_BUCKET, 1, 100, Duration.ofSeconds(1));
-		RedisRateLimitStore store = new RedisRateLimitStore(redisConnection.factory(), "contention:" + System.nanoTime() + ":",
-				new MutableClock());
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix("contention:" + System.nanoTime() + ":")
+			.clock(new MutableClock())
+			.build();
 		List<Acquisition> one = List.of(new Acquisition(limit, "global", 1));
 		List<RateLimitDecision> decisions = new ArrayList<>();
 		ExecutorService threads = Executors.newFixedThreadPool(THREADS);
@@ -89,7 +91,9 @@ class RedisReservationContentionTest {
 	@Test
 	void keyOfAReservedBucketLivesUntilTheReservedSlotHasPassed() {
 		// decided on Redis time, so the TTL is the one production keys get
-		RedisRateLimitStore store = new RedisRateLimitStore(redisConnection.factory(), "contention:" + System.nanoTime() + ":");
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix("contention:" + System.nanoTime() + ":")
+			.build();
 		RateLimit limit = new RateLimit("slow", Algorithm.TOKEN_BUCKET, 1, 1, Duration.ofMinutes(10));
 		List<Acquisition> one = List.of(new Acquisition(limit, "global", 1));
 		assertThat(store.tryAcquire(one).allowed()).isTrue();

@@ -21,7 +21,7 @@ class RedisShareStoreTests extends ShareStoreContractTest {
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
 		RedisTestServer.shared().flushAll();
-		return new RedisRateLimitStore(connectionFactory, "lease:", clock);
+		return RedisRateLimitStore.builder(connectionFactory).keyPrefix("lease:").clock(clock).build();
 	}
 
 }

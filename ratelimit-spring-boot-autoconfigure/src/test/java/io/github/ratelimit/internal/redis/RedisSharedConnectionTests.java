@@ -28,8 +28,10 @@ class RedisSharedConnectionTests {
 	void followsTheFactoryWhenItReplacesItsSharedConnection() {
 		LettuceConnectionFactory factory = RedisTestServer.shared().connectionFactory();
 		try {
-			RateLimitStore store = new RedisRateLimitStore(factory, "shared:" + System.nanoTime() + ":", null,
-					Duration.ofSeconds(2));
+			RateLimitStore store = RedisRateLimitStore.builder(factory)
+				.keyPrefix("shared:" + System.nanoTime() + ":")
+				.timeout(Duration.ofSeconds(2))
+				.build();
 			assertThat(remaining(store)).isEqualTo(999);
 			factory.resetConnection();
 			// the call that finds the replaced connection closed may fail without reaching
@@ -55,8 +57,10 @@ class RedisSharedConnectionTests {
 		LettuceConnectionFactory factory = RedisTestServer.shared().connectionFactory();
 		factory.setShareNativeConnection(false);
 		try {
-			RateLimitStore store = new RedisRateLimitStore(factory, "unshared:" + System.nanoTime() + ":", null,
-					Duration.ofSeconds(2));
+			RateLimitStore store = RedisRateLimitStore.builder(factory)
+				.keyPrefix("unshared:" + System.nanoTime() + ":")
+				.timeout(Duration.ofSeconds(2))
+				.build();
 			for (long expected = 999; expected > 990; expected--) {
 				assertThat(remaining(store)).isEqualTo(expected);
 			}

@@ -342,7 +342,7 @@ class RedisStallTests {
 	}
 
 	private static RedisRateLimitStore preloaded(LettuceConnectionFactory factory, String prefix) {
-		RedisRateLimitStore redis = new RedisRateLimitStore(factory, prefix, null, TIMEOUT);
+		RedisRateLimitStore redis = RedisRateLimitStore.builder(factory).keyPrefix(prefix).timeout(TIMEOUT).build();
 		// a cold connection and the scripts' first load may take longer than a call may
 		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
 			redis.preload();

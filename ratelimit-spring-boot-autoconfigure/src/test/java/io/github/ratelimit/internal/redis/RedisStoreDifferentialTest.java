@@ -92,7 +92,10 @@ class RedisStoreDifferentialTest {
 		long start = T0 + Math.floorMod(random.nextLong(), limits.get(0).periodMicros());
 		MutableClock clock = new MutableClock(start);
 		RateLimitStore memory = new InMemoryRateLimitStore(clock, 1_000);
-		RedisRateLimitStore redis = new RedisRateLimitStore(redisConnection.factory(), "diff:", clock);
+		RedisRateLimitStore redis = RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix("diff:")
+			.clock(clock)
+			.build();
 		String identity = "user:" + sequence;
 		List<String> keys = new ArrayList<>();
 		for (RateLimit limit : limits) {

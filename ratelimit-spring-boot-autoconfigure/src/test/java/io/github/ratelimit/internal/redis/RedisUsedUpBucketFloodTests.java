@@ -54,7 +54,11 @@ class RedisUsedUpBucketFloodTests {
 		if (stale != null && !stale.isEmpty()) {
 			this.redis.delete(stale);
 		}
-		this.store = new RedisRateLimitStore(redisConnection.factory(), PREFIX, this.clock, Duration.ofSeconds(5));
+		this.store = RedisRateLimitStore.builder(redisConnection.factory())
+			.keyPrefix(PREFIX)
+			.clock(this.clock)
+			.timeout(Duration.ofSeconds(5))
+			.build();
 	}
 
 	@Test
