@@ -17,7 +17,6 @@ import org.springframework.aop.support.AopUtils;
 
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
-import io.github.ratelimit.internal.core.AlgorithmSpec;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
@@ -269,14 +268,12 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				// a handler's outcome is its response status, known once the response is final
 				context.countOnly(limited, definition.countStatuses());
 			}
-			else if (AlgorithmSpec.of(definition.limit().algorithm()).heldInFlight()) {
-				// a concurrency limit's permits are held while the call runs
-				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
-				outcomes.add(new Counted(limited, CallOutcomes.NONE));
-			}
-			else if (!limit.outcomes().countsAll()) {
-				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
-				outcomes.add(new Counted(limited, limit.outcomes()));
+			else {
+				CallOutcomes counted = CallOutcomes.of(limit, definition);
+				if (!counted.countsAll()) {
+					outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
+					outcomes.add(new Counted(limited, counted));
+				}
 			}
 			acquisitions.addAll(limited);
 			// a handler waits only when its own annotation asks for it
