@@ -9,9 +9,11 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.LimitSettings;
 import io.github.ratelimit.internal.pipeline.ClientIpResolver;
+import io.github.ratelimit.internal.pipeline.CountedStatuses;
 import io.github.ratelimit.internal.pipeline.IpRange;
 
 /**
@@ -36,9 +38,15 @@ final class RateLimitPropertiesMapper {
 	static LimitResolver limitResolver(RateLimitProperties properties) {
 		validateGeneral(properties);
 		Map<String, LimitSettings> policies = new LinkedHashMap<>();
-		properties.getPolicies().forEach((name, policy) -> policies.put(name, settings(policy)));
-		LimitResolver resolver = new LimitResolver(policies, properties.getDefaultKey(), properties.getFailMode(),
-				properties.isShadow(), candidates(properties), plans(properties));
+		properties.getPolicies().forEach((name, policy) -> policies.put(name, settings(name, policy)));
+		LimitResolver resolver = LimitResolver.builder()
+			.policies(policies)
+			.defaultKey(properties.getDefaultKey())
+			.defaultFailMode(properties.getFailMode())
+			.defaultShadow(properties.isShadow())
+			.candidates(candidates(properties))
+			.plans(plans(properties))
+			.build();
 		properties.getPolicies().forEach((name, policy) -> {
 			if (policy.getCapacity() != null) {
 				resolver.validatePolicy(name);
@@ -185,23 +193,69 @@ final class RateLimitPropertiesMapper {
 		return new ClientIpResolver(trusted, prefix);
 	}
 
-	static LimitSettings settings(RateLimitPolicyProperties policy) {
-		return new LimitSettings(policy.getAlgorithm(), policy.getCapacity(), policy.getRefillTokens(),
-				policy.getPeriod(), policy.getCost(), policy.getKey(), null, policy.getFailMode(), policy.getShadow(),
-				policy.getMaxWait(), policy.getCalendar(), policy.getTimeZone(), policy.getCountStatuses());
+	/** The settings of a policy; its counted statuses are checked here, where the property is known. */
+	static LimitSettings settings(String name, RateLimitPolicyProperties policy) {
+		return LimitSettings.builder()
+			.algorithm(policy.getAlgorithm())
+			.capacity(policy.getCapacity())
+			.refillTokens(policy.getRefillTokens())
+			.period(policy.getPeriod())
+			.cost(policy.getCost())
+			.key(policy.getKey())
+			.failMode(policy.getFailMode())
+			.shadow(policy.getShadow())
+			.maxWait(policy.getMaxWait())
+			.calendar(policy.getCalendar())
+			.timeZone(policy.getTimeZone())
+			.countStatuses(countStatuses(policy.getCountStatuses(),
+					LimitResolver.policyProperty(name) + ".count-statuses"))
+			.build();
 	}
 
-	/** The settings a route carries inline, which win over those of the policy it names. */
-	static LimitSettings settings(RateLimitRouteProperties route) {
-		return new LimitSettings(route.getAlgorithm(), route.getCapacity(), route.getRefillTokens(),
-				route.getPeriod(), route.getCost(), route.getKey(), null, route.getFailMode(), route.getShadow(),
-				route.getMaxWait(), route.getCalendar(), route.getTimeZone(), route.getCountStatuses());
+	/**
+	 * The settings a route carries inline, which win over those of the policy it names.
+	 * @param route the route
+	 * @param origin the route property, such as {@code ratelimit.routes[0]}
+	 */
+	static LimitSettings settings(RateLimitRouteProperties route, String origin) {
+		return LimitSettings.builder()
+			.algorithm(route.getAlgorithm())
+			.capacity(route.getCapacity())
+			.refillTokens(route.getRefillTokens())
+			.period(route.getPeriod())
+			.cost(route.getCost())
+			.key(route.getKey())
+			.failMode(route.getFailMode())
+			.shadow(route.getShadow())
+			.maxWait(route.getMaxWait())
+			.calendar(route.getCalendar())
+			.timeZone(route.getTimeZone())
+			.countStatuses(countStatuses(route.getCountStatuses(), origin + ".count-statuses"))
+			.build();
 	}
 
 	/** The settings of a candidate or a plan: its algorithm and parameters alone. */
 	private static LimitSettings settings(RateLimitPolicyProperties.Parameters parameters) {
-		return new LimitSettings(parameters.getAlgorithm(), parameters.getCapacity(), parameters.getRefillTokens(),
-				parameters.getPeriod(), null, null, null);
+		return LimitSettings.builder()
+			.algorithm(parameters.getAlgorithm())
+			.capacity(parameters.getCapacity())
+			.refillTokens(parameters.getRefillTokens())
+			.period(parameters.getPeriod())
+			.build();
+	}
+
+	/** Parses {@code count-statuses}; {@code null} (not set) when empty. */
+	private static CountedOutcomes countStatuses(List<String> values, String property) {
+		if (values == null || values.isEmpty()) {
+			return null;
+		}
+		try {
+			return CountedStatuses.parse(values);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(property, ex.getMessage(),
+					"Use status codes such as 401 and 403, or classes such as 4xx and 5xx; leave it empty to count every request");
+		}
 	}
 
 	/** Whether a candidate sets anything, which makes it a candidate to evaluate. */

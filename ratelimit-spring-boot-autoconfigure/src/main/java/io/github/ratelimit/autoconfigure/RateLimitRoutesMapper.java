@@ -62,7 +62,7 @@ final class RateLimitRoutesMapper {
 			if (name == null) {
 				name = guarded;
 			}
-			LimitSettings settings = RateLimitPropertiesMapper.settings(route);
+			LimitSettings settings = RateLimitPropertiesMapper.settings(route, origin);
 			routes.add(new RouteLimit(pattern, Set.copyOf(methods), resolver.resolveRoute(name, settings, origin)));
 			resolver.guards(name, origin, guarded);
 		}

@@ -607,6 +607,13 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void failsWhenAPolicyWithoutCapacityCountsSomethingThatIsNoStatus() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.logins.count-statuses=40x")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.logins.count-statuses",
+					"'40x' is neither a status code", "Use status codes such as 401"));
+	}
+
+	@Test
 	void failsWhenARouteCountsSomethingThatIsNoStatus() {
 		this.webContextRunner
 			.withPropertyValues("ratelimit.routes[0].path=/login", "ratelimit.routes[0].capacity=5",

@@ -25,21 +25,25 @@ import io.github.ratelimit.store.RateLimit;
  * @param plans by lowercase plan name, the limit that applies instead of {@code limit} to
  * requests of that plan: the same name (so the same buckets), algorithm, calendar and
  * time zone, other parameters
- * @param countStatuses the final HTTP statuses that count against the limit; a request
- * answered otherwise is given back what it consumed ({@link CountedStatuses#ALL}: every
- * request counts; {@link CountedStatuses#NONE} for a concurrency limit, whose permits are
- * given back whatever the answer)
+ * @param countStatuses the outcomes (final HTTP statuses) that count against the limit; a
+ * request with another outcome is given back what it consumed ({@link CountedOutcomes#ALL}:
+ * every request counts; {@link CountedOutcomes#NONE} for a concurrency limit, whose permits
+ * are given back whatever the outcome)
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedStatuses countStatuses) {
+		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedOutcomes countStatuses) {
 
 	public LimitDefinition {
-		countStatuses = (countStatuses != null) ? countStatuses : CountedStatuses.ALL;
-		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
-			// permits held while the call runs are given back whatever its answer
-			countStatuses = CountedStatuses.NONE;
-		}
 		Objects.requireNonNull(limit, "limit must not be null");
+		countStatuses = (countStatuses != null) ? countStatuses : CountedOutcomes.ALL;
+		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
+			if (!countStatuses.countsAll() && countStatuses != CountedOutcomes.NONE) {
+				throw new IllegalArgumentException(
+						"a concurrency limit counts no outcome: " + countStatuses + " for limit '" + limit.name() + "'");
+			}
+			// permits held while the call runs are given back whatever its outcome
+			countStatuses = CountedOutcomes.NONE;
+		}
 		Objects.requireNonNull(maxWait, "maxWait must not be null");
 		if (maxWait.isNegative()) {
 			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
@@ -143,7 +147,7 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 
 		private Map<String, RateLimit> plans = Map.of();
 
-		private CountedStatuses countStatuses = CountedStatuses.ALL;
+		private CountedOutcomes countStatuses = CountedOutcomes.ALL;
 
 		private Builder(RateLimit limit) {
 			this.limit = limit;
@@ -210,11 +214,11 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		}
 
 		/**
-		 * Sets the final statuses that count against the limit.
-		 * @param countStatuses the statuses
+		 * Sets the outcomes that count against the limit.
+		 * @param countStatuses the outcomes
 		 * @return this builder
 		 */
-		public Builder countStatuses(CountedStatuses countStatuses) {
+		public Builder countStatuses(CountedOutcomes countStatuses) {
 			this.countStatuses = countStatuses;
 			return this;
 		}

@@ -62,28 +62,6 @@ public final class LimitResolver {
 		this(builder().policies(policies).defaultKey(defaultKey));
 	}
 
-	/**
-	 * Creates a resolver.
-	 * @param policies the policies by name
-	 * @param defaultKey the key chain of limits that name none
-	 * @param defaultFailMode the fail mode of limits that set none
-	 * @param defaultShadow whether limits that set nothing about it run in shadow mode
-	 * @param candidates by policy name, the settings a candidate changes
-	 * @param plans by policy name, then by plan name, the settings a plan changes
-	 * @deprecated use {@link #builder()}
-	 */
-	@Deprecated(forRemoval = true)
-	public LimitResolver(Map<String, LimitSettings> policies, List<KeySource> defaultKey, FailMode defaultFailMode,
-			boolean defaultShadow, Map<String, LimitSettings> candidates,
-			Map<String, Map<String, LimitSettings>> plans) {
-		this(builder().policies(policies)
-			.defaultKey(defaultKey)
-			.defaultFailMode(defaultFailMode)
-			.defaultShadow(defaultShadow)
-			.candidates(candidates)
-			.plans(plans));
-	}
-
 	private LimitResolver(Builder builder) {
 		this.policies = Map.copyOf(builder.policies);
 		this.defaultKey = List.copyOf(builder.defaultKey);
@@ -284,18 +262,9 @@ public final class LimitResolver {
 					"Use 0 (never wait) or a duration such as 2s; a longer backlog belongs in a queue");
 		}
 		List<KeySource> key = merged.key().isEmpty() ? this.defaultKey : merged.key();
-		CountedStatuses countStatuses;
-		try {
-			countStatuses = CountedStatuses.of(merged.countStatuses());
-		}
-		catch (IllegalArgumentException ex) {
-			throw invalid(origins.of((settings) -> settings.countStatuses().isEmpty() ? null : settings.countStatuses(),
-					"count-statuses"), ex.getMessage(),
-					"Use status codes such as 401 and 403, or classes such as 4xx and 5xx; leave it empty to count every request");
-		}
+		CountedOutcomes countStatuses = (merged.countStatuses() != null) ? merged.countStatuses() : CountedOutcomes.ALL;
 		if (AlgorithmSpec.of(algorithm).heldInFlight() && !countStatuses.countsAll()) {
-			throw invalid(origins.of((settings) -> settings.countStatuses().isEmpty() ? null : settings.countStatuses(),
-					"count-statuses"),
+			throw invalid(origins.of(LimitSettings::countStatuses, "count-statuses"),
 					"a concurrency limit gives back every call's permit when it completes, so no status counts: "
 							+ countStatuses.values(),
 					"Remove count-statuses, or use a rate limit to count calls by their answer");

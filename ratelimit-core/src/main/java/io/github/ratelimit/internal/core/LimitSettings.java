@@ -27,36 +27,19 @@ import io.github.ratelimit.KeySource;
  * @param calendar the calendar unit a fixed window is aligned to; {@link CalendarPeriod#NONE}
  * (set explicitly) makes the limit no calendar quota
  * @param timeZone the time zone of a calendar quota
- * @param countStatuses the final HTTP statuses that count, as codes or classes
- * ({@code "401"}, {@code "4xx"}); empty means not set
+ * @param countStatuses the outcomes that count, already validated where they were written
+ * (final HTTP statuses, parsed by the web layer); {@code null} means not set
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
 		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
-		CalendarPeriod calendar, ZoneId timeZone, List<String> countStatuses) {
+		CalendarPeriod calendar, ZoneId timeZone, CountedOutcomes countStatuses) {
 
 	/** Settings that set nothing. */
 	public static final LimitSettings EMPTY = builder().build();
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
-		countStatuses = (countStatuses != null) ? List.copyOf(countStatuses) : List.of();
 		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
-	}
-
-	/**
-	 * Settings of the limit itself, its cost and key: what candidates and plans set. Prefer
-	 * {@link #builder()}.
-	 * @param algorithm the algorithm
-	 * @param capacity the capacity
-	 * @param refillTokens tokens added per period
-	 * @param period the period
-	 * @param cost the cost
-	 * @param key the key chain
-	 * @param keyExpression the key expression
-	 */
-	public LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
-			List<KeySource> key, String keyExpression) {
-		this(algorithm, capacity, refillTokens, period, cost, key, keyExpression, null, null, null, null, null, null);
 	}
 
 	/**
@@ -71,7 +54,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
 				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait),
 				pick(override.calendar, this.calendar), pick(override.timeZone, this.timeZone),
-				override.countStatuses.isEmpty() ? this.countStatuses : override.countStatuses);
+				pick(override.countStatuses, this.countStatuses));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {
@@ -113,7 +96,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 
 		private ZoneId timeZone;
 
-		private List<String> countStatuses;
+		private CountedOutcomes countStatuses;
 
 		private Builder() {
 		}
@@ -239,11 +222,11 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		}
 
 		/**
-		 * Sets the final statuses that count.
-		 * @param countStatuses codes or classes, such as {@code "401"} or {@code "4xx"}
+		 * Sets the outcomes that count.
+		 * @param countStatuses the outcomes, or {@code null} to leave them unset
 		 * @return this builder
 		 */
-		public Builder countStatuses(List<String> countStatuses) {
+		public Builder countStatuses(CountedOutcomes countStatuses) {
 			this.countStatuses = countStatuses;
 			return this;
 		}

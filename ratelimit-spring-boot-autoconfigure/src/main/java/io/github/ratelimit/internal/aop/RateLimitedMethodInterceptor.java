@@ -17,7 +17,6 @@ import org.springframework.aop.support.AopUtils;
 
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
-import io.github.ratelimit.internal.core.AlgorithmSpec;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
@@ -27,6 +26,8 @@ import io.github.ratelimit.internal.pipeline.CallContextProvider;
 import io.github.ratelimit.internal.pipeline.CallOutcomes;
 import io.github.ratelimit.internal.pipeline.DetachedCallContext;
 import io.github.ratelimit.internal.pipeline.MethodLimits;
+import io.github.ratelimit.internal.pipeline.OutcomeSettlement;
+import io.github.ratelimit.internal.pipeline.OutcomeSettlement.CountedCall;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -70,12 +71,15 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final PlanResolver plans;
 
+	private final OutcomeSettlement settlement;
+
 	private RateLimitedMethodInterceptor(Builder builder) {
 		this.limits = builder.limits;
 		this.limiter = builder.limiter;
 		this.contexts = builder.contexts;
 		this.waiter = builder.waiter;
 		this.plans = builder.plans;
+		this.settlement = new OutcomeSettlement(builder.limiter);
 	}
 
 	/**
@@ -173,11 +177,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 * waiting for the store when {@code async} (a reactive call, maybe on an event loop).
 	 */
 	void settleThrown(Bound bound, RateLimitResult result, Throwable failure, boolean async) {
-		for (Counted counted : bound.outcomes()) {
-			if (!counted.outcomes().countsThrown(failure)) {
-				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
-			}
-		}
+		this.settlement.settleThrown(bound.outcomes(), bound.acquisitions(), result, failure, async);
 	}
 
 	/** Gives back the permits of limits that do not count a call that returned {@code value}. */
@@ -191,69 +191,14 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value,
 			boolean async) {
-		for (Counted counted : bound.outcomes()) {
-			boolean counts;
-			try {
-				counts = counted.outcomes().countsReturned(invocation.getMethod(), invocation.getArguments(), value);
-			}
-			catch (RuntimeException ex) {
-				// a condition that cannot be evaluated keeps the charge: failing safe is counting
-				counts = true;
-			}
-			if (!counts) {
-				refundQuietly(admitted(counted.acquisitions(), bound.acquisitions(), result), result, async);
-			}
-		}
-	}
-
-	/**
-	 * The acquisitions a decision admitted, which alone took something to give back: a
-	 * shadow limit (a candidate) that rejected took nothing.
-	 * @param acquisitions the acquisitions of a call
-	 * @param result the decision, one per acquisition in order
-	 * @return those admitted
-	 */
-	static List<Acquisition> admitted(List<Acquisition> acquisitions, RateLimitResult result) {
-		return admitted(acquisitions, acquisitions, result);
-	}
-
-	/** The acquisitions among {@code some} of {@code all} (decided in that order) that were admitted. */
-	private static List<Acquisition> admitted(List<Acquisition> some, List<Acquisition> all, RateLimitResult result) {
-		List<Acquisition> admitted = new ArrayList<>(some.size());
-		for (Acquisition acquisition : some) {
-			for (int i = 0; i < all.size() && i < result.decisions().size(); i++) {
-				if (all.get(i) == acquisition) {
-					if (result.decisions().get(i).allowed()) {
-						admitted.add(acquisition);
-					}
-					break;
-				}
-			}
-		}
-		return admitted;
-	}
-
-	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async) {
-		if (acquisitions.isEmpty()) {
-			return;
-		}
-		if (async) {
-			// completes in the background; a refund the store fails is dropped and counted
-			this.limiter.refundAsync(acquisitions, result);
-			return;
-		}
-		try {
-			this.limiter.refund(acquisitions, result);
-		}
-		catch (RuntimeException ex) {
-			// the call's own outcome stands; the store logs and counts its failures
-		}
+		this.settlement.settleReturned(bound.outcomes(), bound.acquisitions(), result, invocation.getMethod(),
+				invocation.getArguments(), value, async);
 	}
 
 	/** Binds every limit of a call to its identity and plan, with the longest wait they allow. */
 	private Bound bind(List<AnnotatedLimit> limits, Method method, Object[] args, CallContext context, String route) {
 		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
-		List<Counted> outcomes = List.of();
+		List<CountedCall> outcomes = List.of();
 		Duration maxWait = Duration.ZERO;
 		String plan = null;
 		boolean planResolved = false;
@@ -269,14 +214,12 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				// a handler's outcome is its response status, known once the response is final
 				context.countOnly(limited, definition.countStatuses());
 			}
-			else if (AlgorithmSpec.of(definition.limit().algorithm()).heldInFlight()) {
-				// a concurrency limit's permits are held while the call runs
-				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
-				outcomes.add(new Counted(limited, CallOutcomes.NONE));
-			}
-			else if (!limit.outcomes().countsAll()) {
-				outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
-				outcomes.add(new Counted(limited, limit.outcomes()));
+			else {
+				CallOutcomes counted = CallOutcomes.of(limit, definition);
+				if (!counted.countsAll()) {
+					outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
+					outcomes.add(new CountedCall(limited, counted));
+				}
 			}
 			acquisitions.addAll(limited);
 			// a handler waits only when its own annotation asks for it
@@ -297,16 +240,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 * @param maxWait the longest wait for a permit
 	 * @param outcomes the limits among them that count only some outcomes of the call
 	 */
-	record Bound(List<Acquisition> acquisitions, Duration maxWait, List<Counted> outcomes) {
-	}
-
-	/**
-	 * The acquisitions of one limit that counts only some outcomes of a call.
-	 *
-	 * @param acquisitions the limit's acquisitions (with its candidate's)
-	 * @param outcomes the outcomes that count
-	 */
-	record Counted(List<Acquisition> acquisitions, CallOutcomes outcomes) {
+	record Bound(List<Acquisition> acquisitions, Duration maxWait, List<CountedCall> outcomes) {
 	}
 
 	private Object invokeAfterWaiting(MethodInvocation invocation, Bound bound, Duration maxWait,

@@ -22,6 +22,7 @@ import org.springframework.util.ClassUtils;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.pipeline.OutcomeSettlement;
 import io.github.ratelimit.store.RateLimitResult;
 
 /**
@@ -135,7 +136,7 @@ final class ReactiveCalls {
 		private static void giveBackAdmitted(RateLimiter limiter, RateLimitedMethodInterceptor.Bound bound,
 				RateLimitResult result) {
 			if (result.allowed()) {
-				limiter.refundAsync(RateLimitedMethodInterceptor.admitted(bound.acquisitions(), result), result);
+				limiter.refundAsync(OutcomeSettlement.admitted(bound.acquisitions(), result), result);
 			}
 		}
 

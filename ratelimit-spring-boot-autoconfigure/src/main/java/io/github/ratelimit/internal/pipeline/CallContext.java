@@ -5,7 +5,7 @@ import java.security.Principal;
 import java.util.List;
 
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.internal.core.CountedStatuses;
+import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -59,7 +59,7 @@ public interface CallContext {
 	 * @param acquisitions the acquisitions of one limit
 	 * @param statuses the statuses that count for them
 	 */
-	default void countOnly(List<Acquisition> acquisitions, CountedStatuses statuses) {
+	default void countOnly(List<Acquisition> acquisitions, CountedOutcomes statuses) {
 	}
 
 	/**

@@ -10,6 +10,8 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.internal.core.CountedOutcomes;
+import io.github.ratelimit.internal.core.LimitDefinition;
 
 /**
  * Which outcomes of a method call count against a limit, from
@@ -38,6 +40,19 @@ public record CallOutcomes(List<Class<? extends Throwable>> exceptions, Expressi
 
 	public CallOutcomes {
 		exceptions = List.copyOf(exceptions);
+	}
+
+	/**
+	 * Which outcomes count for a call of a bean method that is not a web handler (a
+	 * handler's final response status decides instead, by
+	 * {@link LimitDefinition#countStatuses()}): none for a limit whose permits are held
+	 * while the call runs, otherwise those its annotation names.
+	 * @param limit the annotated limit
+	 * @param definition its effective definition
+	 * @return the outcomes that count
+	 */
+	public static CallOutcomes of(AnnotatedLimit limit, LimitDefinition definition) {
+		return (definition.countStatuses() == CountedOutcomes.NONE) ? NONE : limit.outcomes();
 	}
 
 	/**

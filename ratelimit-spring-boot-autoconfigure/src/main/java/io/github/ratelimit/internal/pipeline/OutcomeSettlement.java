@@ -1,14 +1,20 @@
 package io.github.ratelimit.internal.pipeline;
 
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.RateLimitResult;
 
 /**
- * Settles a request once its outcome is known: gives back what limits that do not count
- * its final status consumed, the permits concurrency limits hold once its call is over,
- * and what stages that never began were granted when its client went away.
+ * Settles a request or a call once its outcome is known: gives back what limits that do
+ * not count its final status ({@link CountedStatuses}) or its call's outcome
+ * ({@link CallOutcomes}) consumed, the permits concurrency limits hold once its call is
+ * over, and what stages that never began were granted when its client went away.
  */
 public final class OutcomeSettlement {
 
@@ -77,6 +83,110 @@ public final class OutcomeSettlement {
 	 */
 	public void abandon(RequestLimits state) {
 		state.abandon(this.limiter);
+	}
+
+	/**
+	 * Gives back what limits that do not count a call that threw took: the call of a bean
+	 * method that is not a web handler.
+	 * @param counted the limits of the call that count only some outcomes
+	 * @param decided every acquisition of the call, in the order of the decision
+	 * @param result the decision that admitted the call
+	 * @param failure what the call threw
+	 * @param async whether to give back without waiting for the store (a reactive call,
+	 * maybe on an event loop)
+	 */
+	public void settleThrown(List<CountedCall> counted, List<Acquisition> decided, RateLimitResult result,
+			Throwable failure, boolean async) {
+		for (CountedCall call : counted) {
+			if (!call.outcomes().countsThrown(failure)) {
+				refundQuietly(admitted(call.acquisitions(), decided, result), result, async);
+			}
+		}
+	}
+
+	/**
+	 * Gives back what limits that do not count a call that returned a value took. A
+	 * condition that cannot be evaluated keeps the charge: failing safe is counting.
+	 * @param counted the limits of the call that count only some outcomes
+	 * @param decided every acquisition of the call, in the order of the decision
+	 * @param result the decision that admitted the call
+	 * @param method the invoked method
+	 * @param args its arguments
+	 * @param value what it returned (for a {@code Mono}, the value it emitted)
+	 * @param async whether to give back without waiting for the store
+	 */
+	public void settleReturned(List<CountedCall> counted, List<Acquisition> decided, RateLimitResult result,
+			Method method, Object[] args, Object value, boolean async) {
+		for (CountedCall call : counted) {
+			boolean counts;
+			try {
+				counts = call.outcomes().countsReturned(method, args, value);
+			}
+			catch (RuntimeException ex) {
+				counts = true;
+			}
+			if (!counts) {
+				refundQuietly(admitted(call.acquisitions(), decided, result), result, async);
+			}
+		}
+	}
+
+	/**
+	 * The acquisitions a decision admitted, which alone took something to give back: a
+	 * shadow limit (a candidate) that rejected took nothing.
+	 * @param acquisitions the acquisitions of a call
+	 * @param result the decision, one per acquisition in order
+	 * @return those admitted
+	 */
+	public static List<Acquisition> admitted(List<Acquisition> acquisitions, RateLimitResult result) {
+		return admitted(acquisitions, acquisitions, result);
+	}
+
+	/** The acquisitions among {@code some} of {@code all} (decided in that order) that were admitted. */
+	private static List<Acquisition> admitted(List<Acquisition> some, List<Acquisition> all, RateLimitResult result) {
+		List<Acquisition> admitted = new ArrayList<>(some.size());
+		for (Acquisition acquisition : some) {
+			for (int i = 0; i < all.size() && i < result.decisions().size(); i++) {
+				if (all.get(i) == acquisition) {
+					if (result.decisions().get(i).allowed()) {
+						admitted.add(acquisition);
+					}
+					break;
+				}
+			}
+		}
+		return admitted;
+	}
+
+	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async) {
+		if (acquisitions.isEmpty()) {
+			return;
+		}
+		if (async) {
+			// completes in the background; a refund the store fails is dropped and counted
+			this.limiter.refundAsync(acquisitions, result);
+			return;
+		}
+		try {
+			this.limiter.refund(acquisitions, result);
+		}
+		catch (RuntimeException ex) {
+			// the call's own outcome stands; the store logs and counts its failures
+		}
+	}
+
+	/**
+	 * The acquisitions of one limit that counts only some outcomes of a call.
+	 *
+	 * @param acquisitions the limit's acquisitions (with its candidate's)
+	 * @param outcomes the outcomes that count
+	 */
+	public record CountedCall(List<Acquisition> acquisitions, CallOutcomes outcomes) {
+
+		public CountedCall {
+			acquisitions = List.copyOf(acquisitions);
+		}
+
 	}
 
 }

@@ -25,7 +25,7 @@ import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimited;
-import io.github.ratelimit.internal.core.CountedStatuses;
+import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.LimitSettings;
 
 /**
@@ -154,9 +154,9 @@ public final class RateLimitedMethods {
 						"Use an expression over the method arguments by name, such as \"#username\"");
 			}
 		}
-		List<String> countStatuses = List.of(annotation.getStringArray("countStatuses"));
+		CountedOutcomes countStatuses;
 		try {
-			CountedStatuses.of(countStatuses);
+			countStatuses = CountedStatuses.parse(List.of(annotation.getStringArray("countStatuses")));
 		}
 		catch (IllegalArgumentException ex) {
 			throw new RateLimitConfigurationException(origin + " (countStatuses)", ex.getMessage(),
@@ -191,7 +191,7 @@ public final class RateLimitedMethods {
 			.maxWait(maxWait)
 			.calendar(unlessDefault(annotation, "calendar"))
 			.timeZone(timeZone)
-			.countStatuses(countStatuses)
+			.countStatuses(countStatuses.countsAll() ? null : countStatuses)
 			.build();
 		return new AnnotatedLimit(name, settings, expression, origin, suffix, outcomes);
 	}

@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitRequest;
-import io.github.ratelimit.internal.core.CountedStatuses;
+import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -77,7 +77,7 @@ public final class RequestCallContext implements CallContext {
 	}
 
 	@Override
-	public void countOnly(List<Acquisition> acquisitions, CountedStatuses statuses) {
+	public void countOnly(List<Acquisition> acquisitions, CountedOutcomes statuses) {
 		this.state.countOnly(acquisitions, statuses);
 	}
 

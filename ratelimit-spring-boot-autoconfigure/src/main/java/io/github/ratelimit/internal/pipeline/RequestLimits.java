@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import io.github.ratelimit.internal.core.CountedStatuses;
+import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitDecision;
@@ -54,7 +54,7 @@ public final class RequestLimits {
 	private List<RouteLimit> deferred = List.of();
 
 	/** The statuses the acquisitions of limits that do not count every answer count, by instance. */
-	private Map<Acquisition, CountedStatuses> counting;
+	private Map<Acquisition, CountedOutcomes> counting;
 
 	private boolean countsByStatus;
 
@@ -82,7 +82,7 @@ public final class RequestLimits {
 	 * @param acquisitions the acquisitions of one limit (and its candidate)
 	 * @param statuses the statuses that count for them
 	 */
-	public void countOnly(List<Acquisition> acquisitions, CountedStatuses statuses) {
+	public void countOnly(List<Acquisition> acquisitions, CountedOutcomes statuses) {
 		if (statuses.countsAll() || acquisitions.isEmpty()) {
 			return;
 		}
@@ -205,7 +205,7 @@ public final class RequestLimits {
 		int begun = 0;
 		for (int i = 0; i < this.consumed.size(); i++) {
 			Consumed consumed = this.consumed.get(i);
-			if ((consumed.statuses == CountedStatuses.NONE) ? held : counted) {
+			if ((consumed.statuses == CountedOutcomes.NONE) ? held : counted) {
 				taken.add(consumed);
 			}
 			else {
@@ -294,8 +294,8 @@ public final class RequestLimits {
 			for (int i = 0; i < acquisitions.size(); i++) {
 				if (result.decisions().get(i).allowed()) {
 					Acquisition acquisition = acquisitions.get(i);
-					CountedStatuses statuses = (this.counting != null) ? this.counting.remove(acquisition) : null;
-					statuses = (statuses != null) ? statuses : CountedStatuses.ALL;
+					CountedOutcomes statuses = (this.counting != null) ? this.counting.remove(acquisition) : null;
+					statuses = (statuses != null) ? statuses : CountedOutcomes.ALL;
 					this.countsByStatus |= !statuses.countsAll();
 					if (this.consumed.isEmpty()) {
 						this.consumed = new ArrayList<>(2);
@@ -371,7 +371,7 @@ public final class RequestLimits {
 		return taken;
 	}
 
-	private record Consumed(Acquisition acquisition, RateLimitResult result, int decision, CountedStatuses statuses) {
+	private record Consumed(Acquisition acquisition, RateLimitResult result, int decision, CountedOutcomes statuses) {
 	}
 
 }

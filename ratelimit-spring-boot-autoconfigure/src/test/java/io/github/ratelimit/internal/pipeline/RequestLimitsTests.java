@@ -6,7 +6,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.CountedStatuses;
 import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
@@ -120,7 +119,7 @@ class RequestLimitsTests {
 	void settlingGivesBackOnlyWhatLimitsNotCountingTheStatusConsumed() {
 		RequestLimits state = new RequestLimits();
 		List<Acquisition> routeStage = List.of(new Acquisition(this.route, "ip:203.0.113.7", 1));
-		state.countOnly(routeStage, CountedStatuses.of(List.of("4xx")));
+		state.countOnly(routeStage, CountedStatuses.parse(List.of("4xx")));
 		state.record(routeStage, this.limiter.acquire(routeStage));
 		decide(state, this.handler);
 

@@ -16,11 +16,11 @@ import org.springframework.web.server.WebFilterChain;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
-import io.github.ratelimit.internal.core.CountedStatuses;
 import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.pipeline.AsyncOnlyStore;
+import io.github.ratelimit.internal.pipeline.CountedStatuses;
 import io.github.ratelimit.internal.pipeline.HeaderStyle;
 import io.github.ratelimit.internal.pipeline.RateLimitResponses;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
@@ -179,7 +179,7 @@ class RateLimitWebFilterDecideTests {
 		this.next = Mono.never();
 		RequestLimits state = new RequestLimits();
 		List<Acquisition> signIns = List.of(new Acquisition(SEARCH, "client", 1));
-		state.countOnly(signIns, CountedStatuses.of(List.of("401")));
+		state.countOnly(signIns, CountedStatuses.parse(List.of("401")));
 
 		RateLimitWebFilter.decide(exchange(), signIns, state, 0, this.limiter, this.chain).subscribe().dispose();
 
