@@ -30,6 +30,21 @@ final class ConcurrencyLeases implements BucketState {
 
 	private int held;
 
+	/** An empty state: no lease held. */
+	ConcurrencyLeases() {
+	}
+
+	/** A state restored from the expiry times of its leases, as {@link BucketStateCodec} reads them. */
+	ConcurrencyLeases(long[] expiries) {
+		this.expiries = expiries.clone();
+		this.held = expiries.length;
+	}
+
+	/** The expiry times of the leases held, in no particular order; a copy. */
+	long[] expiries() {
+		return Arrays.copyOf(this.expiries, this.held);
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.CONCURRENCY;

@@ -18,6 +18,29 @@ final class FixedWindow implements BucketState {
 
 	private long count;
 
+	/** An empty state: no window counted yet. */
+	FixedWindow() {
+	}
+
+	/** A state restored from its fields, as {@link BucketStateCodec} reads them. */
+	FixedWindow(long windowStart, long windowEnd, long count) {
+		this.windowStart = windowStart;
+		this.windowEnd = windowEnd;
+		this.count = count;
+	}
+
+	long windowStart() {
+		return this.windowStart;
+	}
+
+	long windowEnd() {
+		return this.windowEnd;
+	}
+
+	long count() {
+		return this.count;
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.FIXED_WINDOW;

@@ -19,6 +19,29 @@ final class SlidingWindowCounter implements BucketState {
 
 	private long previous;
 
+	/** An empty state: no window counted yet. */
+	SlidingWindowCounter() {
+	}
+
+	/** A state restored from its fields, as {@link BucketStateCodec} reads them. */
+	SlidingWindowCounter(long windowStart, long current, long previous) {
+		this.windowStart = windowStart;
+		this.current = current;
+		this.previous = previous;
+	}
+
+	long windowStart() {
+		return this.windowStart;
+	}
+
+	long current() {
+		return this.current;
+	}
+
+	long previous() {
+		return this.previous;
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.SLIDING_WINDOW_COUNTER;

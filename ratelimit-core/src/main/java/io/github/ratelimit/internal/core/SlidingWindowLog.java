@@ -20,6 +20,21 @@ final class SlidingWindowLog implements BucketState {
 
 	private long used;
 
+	/** The admitted requests, oldest first, as pairs (timestamp, cost); not to be changed. */
+	Iterable<long[]> entries() {
+		return this.entries;
+	}
+
+	int size() {
+		return this.entries.size();
+	}
+
+	/** Appends an admitted request, as {@link BucketStateCodec} restores the log, oldest first. */
+	void restore(long timestamp, long cost) {
+		this.entries.addLast(new long[] { timestamp, cost });
+		this.used += cost;
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.SLIDING_WINDOW_LOG;
