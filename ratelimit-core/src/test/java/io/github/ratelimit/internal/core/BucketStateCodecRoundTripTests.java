@@ -29,14 +29,14 @@ class BucketStateCodecRoundTripTests {
 
 	@Property(tries = 300)
 	void aDecodedStateDecidesAsTheOriginal(@ForAll("scenarios") Scenario scenario) {
-		RateLimit limit = scenario.limit();
-		Algorithm algorithm = limit.algorithm();
-		BucketState original = BucketState.create(limit);
-		BucketState copy = BucketState.create(limit);
-		Deque<long[]> admitted = new ArrayDeque<>();
+		Algorithm algorithm = scenario.limit().algorithm();
+		BucketState original = BucketState.create(scenario.limit());
+		BucketState copy = BucketState.create(scenario.limit());
+		Deque<Admitted> admitted = new ArrayDeque<>();
 		long now = scenario.start();
 		for (Step step : scenario.steps()) {
 			now += step.advanceMicros();
+			RateLimit limit = step.otherPlan() ? scenario.otherPlan() : scenario.limit();
 			if (step.roundTrip()) {
 				copy = BucketStateCodec.decode(algorithm, BucketStateCodec.encode(copy));
 			}
@@ -46,12 +46,12 @@ class BucketStateCodecRoundTripTests {
 			RateLimitDecision decided = Requests.acquire(original, limit, now, step.cost());
 			assertThat(Requests.acquire(copy, limit, now, step.cost())).as("acquire at %d", now).isEqualTo(decided);
 			if (decided.allowed()) {
-				admitted.push(new long[] { now, step.cost() });
+				admitted.push(new Admitted(limit, now, step.cost()));
 			}
 			if (step.refund() && !admitted.isEmpty()) {
-				long[] last = admitted.pop();
-				original.refund(limit, last[0], last[1]);
-				copy.refund(limit, last[0], last[1]);
+				Admitted last = admitted.pop();
+				original.refund(last.limit(), last.time(), last.cost());
+				copy.refund(last.limit(), last.time(), last.cost());
 			}
 		}
 		assertThat(BucketStateCodec.encode(copy)).isEqualTo(BucketStateCodec.encode(original));
@@ -66,8 +66,19 @@ class BucketStateCodecRoundTripTests {
 					Duration.ofMillis(periodMillis)));
 		return limits.flatMap((limit) -> Combinators
 			.combine(Arbitraries.longs().between(0, limit.periodMicros() - 1),
-					steps(limit).list().ofMinSize(1).ofMaxSize(40))
-			.as((offset, steps) -> new Scenario(limit, START + offset, steps)));
+					steps(limit).list().ofMinSize(1).ofMaxSize(40), Arbitraries.longs().between(1, 8),
+					Arbitraries.longs().between(1, 8))
+			.as((offset, steps, capacity, refill) -> new Scenario(limit, otherPlan(limit, capacity, refill),
+					START + offset, steps)));
+	}
+
+	/**
+	 * The same limit under another plan: another refill and a capacity no smaller (every
+	 * cost drawn must fit it), the same period.
+	 */
+	private static RateLimit otherPlan(RateLimit limit, long capacity, long refill) {
+		return new RateLimit("codec", limit.algorithm(), Math.max(capacity, limit.capacity()), refill,
+				Duration.ofNanos(limit.periodMicros() * 1_000));
 	}
 
 	private static Arbitrary<Step> steps(RateLimit limit) {
@@ -83,20 +94,28 @@ class BucketStateCodecRoundTripTests {
 		Arbitrary<Long> maxDelays = Arbitraries.of(0L, 0L, 1_000L, 10_000_000L);
 		return Combinators
 			.combine(advances, costs, maxDelays, Arbitraries.integers().between(0, 2),
-					Arbitraries.integers().between(0, 4))
-			.as((advance, cost, maxDelay, roundTrip, refund) -> new Step(advance, cost, maxDelay, roundTrip == 0,
-					refund == 0));
+					Arbitraries.integers().between(0, 4), Arbitraries.integers().between(0, 3))
+			.as((advance, cost, maxDelay, roundTrip, refund, plan) -> new Step(advance, cost, maxDelay,
+					roundTrip == 0, refund == 0, plan == 0));
 	}
 
 	/**
-	 * One request: whether the copy is written and read back before it, and whether the
-	 * last admitted request is refunded after it.
+	 * One request: whether the copy is written and read back before it, whether it comes
+	 * under the other plan, and whether the last admitted request is refunded after it.
 	 */
-	record Step(long advanceMicros, long cost, long maxDelayMicros, boolean roundTrip, boolean refund) {
+	record Step(long advanceMicros, long cost, long maxDelayMicros, boolean roundTrip, boolean refund,
+			boolean otherPlan) {
 	}
 
-	/** A limit and the requests sent to one of its buckets, starting at {@code start}. */
-	record Scenario(RateLimit limit, long start, List<Step> steps) {
+	/** An admitted request, to refund under the limit it was admitted by. */
+	record Admitted(RateLimit limit, long time, long cost) {
+	}
+
+	/**
+	 * A limit, the same limit under another plan (as when an identity moves to another
+	 * plan) and the requests sent to one of its buckets, starting at {@code start}.
+	 */
+	record Scenario(RateLimit limit, RateLimit otherPlan, long start, List<Step> steps) {
 	}
 
 }
