@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Invariants of every algorithm over random sequences of (time increment, cost), driven
  * the way a store drives a state: check, and commit only what was allowed.
  */
-class BucketStateProperties {
+class BucketStatePropertyTests {
 
 	private static final long START = MutableClock.DEFAULT_START_MICROS;
 
