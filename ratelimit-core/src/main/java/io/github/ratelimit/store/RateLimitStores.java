@@ -8,6 +8,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import io.github.ratelimit.internal.atomic.AtomicStateRateLimitStore;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
 import io.github.ratelimit.internal.core.FailoverSettings;
@@ -46,6 +47,31 @@ public final class RateLimitStores {
 	 */
 	public static RateLimitStore inMemory(long maximumKeys) {
 		return new InMemoryRateLimitStore(RateLimitClock.system(), maximumKeys);
+	}
+
+	/**
+	 * A store over an engine's {@link AtomicStateStorage}, deciding every algorithm at the
+	 * storage's time with the Java code of the in-memory store, on the calling thread.
+	 * @param storage the storage, which reads and writes states atomically
+	 * @return the store, named after the storage
+	 */
+	public static RateLimitStore atomic(AtomicStateStorage storage) {
+		return AtomicStateRateLimitStore.builder(storage).build();
+	}
+
+	/**
+	 * A store over an engine's {@link AtomicStateStorage} that blocks (such as a database
+	 * over JDBC): every storage call runs on a pool of the store's own of at most
+	 * {@code threads} threads, a caller waits at most {@code timeout} for it (then the call
+	 * fails, and a {@link Builder#fallback fallback} decides), and the asynchronous methods
+	 * never hold the caller's thread. Close the store when the application stops.
+	 * @param storage the storage, which reads and writes states atomically
+	 * @param timeout longest wait for one storage call
+	 * @param threads most storage calls running at once
+	 * @return the store, named after the storage, {@link AutoCloseable}
+	 */
+	public static RateLimitStore atomic(AtomicStateStorage storage, Duration timeout, int threads) {
+		return AtomicStateRateLimitStore.builder(storage).blocking(timeout, threads).build();
 	}
 
 	/**

@@ -28,7 +28,8 @@ class ApiLineTests {
 			"io.github.ratelimit.RateLimitRequest", "io.github.ratelimit.RateLimitUnavailableException",
 			"io.github.ratelimit.RateLimited",
 			// the store SPI
-			"io.github.ratelimit.store.Acquisition", "io.github.ratelimit.store.BucketKey",
+			"io.github.ratelimit.store.Acquisition", "io.github.ratelimit.store.AtomicStateStorage",
+			"io.github.ratelimit.store.BucketKey",
 			"io.github.ratelimit.store.BucketSnapshot", "io.github.ratelimit.store.MutableDecision",
 			"io.github.ratelimit.store.RateLimit", "io.github.ratelimit.store.RateLimitDecision",
 			"io.github.ratelimit.store.RateLimitResult", "io.github.ratelimit.store.RateLimitStore",

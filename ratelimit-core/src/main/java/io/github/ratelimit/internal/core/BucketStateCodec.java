@@ -168,6 +168,17 @@ public final class BucketStateCodec {
 	}
 
 	/**
+	 * Whether bytes begin as this version's form of an algorithm's state does: what a store
+	 * checks before it decodes, reading anything else as a fresh bucket.
+	 * @param algorithm the algorithm the bucket belongs to
+	 * @param bytes the stored bytes
+	 * @return whether the version and the algorithm's code match
+	 */
+	public static boolean holds(Algorithm algorithm, byte[] bytes) {
+		return bytes.length >= HEADER && bytes[0] == VERSION && bytes[1] == code(algorithm);
+	}
+
+	/**
 	 * The code an algorithm's binary form is tagged with; fixed here rather than taken from
 	 * the enum's order, so that adding an algorithm never changes a stored form.
 	 * @param algorithm an algorithm

@@ -1,0 +1,267 @@
+package io.github.ratelimit.internal.atomic;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.internal.core.BucketStateCodec;
+import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.AtomicStateStorage;
+import io.github.ratelimit.store.BucketKey;
+import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStores;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class AtomicStateRateLimitStoreTests {
+
+	private static final int THREADS = 8;
+
+	private static final int ATTEMPTS_PER_THREAD = 100;
+
+	private final MutableClock clock = new MutableClock();
+
+	private final RateLimit hourly = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 250, Duration.ofHours(1));
+
+	@Test
+	void decidesConcurrentCallersExactlyWithRowLocks() throws Exception {
+		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros);
+		assertThat(admittedByConcurrentCallers(RateLimitStores.atomic(storage))).isEqualTo(250);
+	}
+
+	@Test
+	void decidesConcurrentCallersExactlyWithCompareAndSetRetryingTheBody() throws Exception {
+		CompareAndSetMapStorage storage = new CompareAndSetMapStorage();
+		RateLimitStore store = AtomicStateRateLimitStore.builder(storage).clock(this.clock).build();
+		assertThat(admittedByConcurrentCallers(store)).isEqualTo(250);
+	}
+
+	@Test
+	void decidesAtTheStoragesTimeUnlessGivenAClock() {
+		LockingMapStorage storage = new LockingMapStorage(() -> MutableClock.DEFAULT_START_MICROS + 42);
+		RateLimitResult result = RateLimitStores.atomic(storage)
+			.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1)));
+		assertThat(result.timestampMicros()).isEqualTo(MutableClock.DEFAULT_START_MICROS + 42);
+		assertThat(result.store()).isEqualTo("locking-map");
+	}
+
+	@Test
+	void writesAStateThatExpiresOneIdleTimeAfterTheDecision() {
+		RecordingStorage storage = new RecordingStorage(new LockingMapStorage(this.clock::nowMicros));
+		AtomicStateRateLimitStore.builder(storage)
+			.build()
+			.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1)));
+		assertThat(storage.expiresAt).isEqualTo(this.clock.nowMicros() + this.hourly.idleTtlMicros());
+	}
+
+	@Test
+	void requestRejectedByOneLimitWritesNothing() {
+		RecordingStorage storage = new RecordingStorage(new LockingMapStorage(this.clock::nowMicros));
+		RateLimitStore store = AtomicStateRateLimitStore.builder(storage).clock(this.clock).build();
+		RateLimit tight = RateLimit.of("tight", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		store.tryAcquire(List.of(new Acquisition(tight, "alice", 1)));
+		storage.writes = 0;
+		RateLimitResult rejected = store
+			.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1), new Acquisition(tight, "alice", 1)));
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(storage.writes).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void readsAStateOfAnotherAlgorithmAsAFreshBucket(Algorithm algorithm) {
+		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros);
+		RateLimitStore store = AtomicStateRateLimitStore.builder(storage).clock(this.clock).build();
+		RateLimit before = RateLimit.of("search", algorithm, 2, Duration.ofMinutes(1));
+		store.tryAcquire(List.of(new Acquisition(before, "alice", 2)));
+		Algorithm other = (algorithm == Algorithm.FIXED_WINDOW) ? Algorithm.TOKEN_BUCKET : Algorithm.FIXED_WINDOW;
+		RateLimit after = RateLimit.of("search", other, 2, Duration.ofMinutes(1));
+		assertThat(store.tryAcquire(List.of(new Acquisition(after, "alice", 2))).allowed()).isTrue();
+	}
+
+	@Test
+	void readsBytesItCannotDecodeAsAFreshBucket() {
+		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros);
+		BucketKey key = new BucketKey("orders", "alice");
+		storage.update(List.of(key), (transaction) -> {
+			transaction.write(0, new byte[] { BucketStateCodec.VERSION, 1, 7 }, Long.MAX_VALUE);
+			return null;
+		});
+		RateLimitStore store = AtomicStateRateLimitStore.builder(storage).clock(this.clock).build();
+		assertThat(store.inspect(this.hourly, "alice").exists()).isFalse();
+		assertThat(store.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 250))).allowed()).isTrue();
+	}
+
+	@Test
+	void aBlockingStorageHoldsItsCallerNoLongerThanTheTimeout() {
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicStateStorage hanging = new HangingStorage(release);
+		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(hanging)
+			.blocking(Duration.ofMillis(50), 1)
+			.build()) {
+			assertThatExceptionOfType(RuntimeException.class)
+				.isThrownBy(() -> store.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1))))
+				.withMessageContaining("did not answer within");
+			// the one thread still hangs: the next call fails at once instead of queueing
+			assertThatExceptionOfType(RuntimeException.class)
+				.isThrownBy(() -> store.tryAcquire(List.of(new Acquisition(this.hourly, "bob", 1))))
+				.withMessageContaining("busy");
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void asynchronousCallsOfABlockingStorageRunOnTheStoresOwnThreads() throws Exception {
+		AtomicReference<String> thread = new AtomicReference<>();
+		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros) {
+
+			@Override
+			public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+				thread.set(Thread.currentThread().getName());
+				return super.update(keys, body);
+			}
+
+		};
+		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage)
+			.blocking(Duration.ofSeconds(5), 2)
+			.build()) {
+			RateLimitResult result = store.tryAcquireAsync(List.of(new Acquisition(this.hourly, "alice", 1)), 0)
+				.toCompletableFuture()
+				.get(5, TimeUnit.SECONDS);
+			assertThat(result.allowed()).isTrue();
+			assertThat(thread.get()).isEqualTo("ratelimit-locking-map").isNotEqualTo(Thread.currentThread().getName());
+		}
+	}
+
+	private int admittedByConcurrentCallers(RateLimitStore store) throws InterruptedException, ExecutionException {
+		ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Integer>> admitted = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				admitted.add(pool.submit(() -> {
+					start.await();
+					int count = 0;
+					for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+						if (store.tryAcquire(List.of(new Acquisition(this.hourly, "hot", 1))).allowed()) {
+							count++;
+						}
+					}
+					return count;
+				}));
+			}
+			start.countDown();
+			int total = 0;
+			for (Future<Integer> future : admitted) {
+				total += future.get(30, TimeUnit.SECONDS);
+			}
+			return total;
+		}
+		catch (java.util.concurrent.TimeoutException ex) {
+			throw new AssertionError("concurrent callers did not finish", ex);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	/** Counts the writes of a storage and keeps the last expiry written. */
+	private static final class RecordingStorage implements AtomicStateStorage {
+
+		private final AtomicStateStorage storage;
+
+		int writes;
+
+		long expiresAt;
+
+		RecordingStorage(AtomicStateStorage storage) {
+			this.storage = storage;
+		}
+
+		@Override
+		public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+			return this.storage.update(keys, (transaction) -> body.apply(new Transaction() {
+
+				@Override
+				public long nowMicros() {
+					return transaction.nowMicros();
+				}
+
+				@Override
+				public byte[] state(int index) {
+					return transaction.state(index);
+				}
+
+				@Override
+				public void write(int index, byte[] state, long expiresAtMicros) {
+					RecordingStorage.this.writes++;
+					RecordingStorage.this.expiresAt = expiresAtMicros;
+					transaction.write(index, state, expiresAtMicros);
+				}
+
+			}));
+		}
+
+		@Override
+		public boolean delete(BucketKey key) {
+			return this.storage.delete(key);
+		}
+
+		@Override
+		public void deleteAll() {
+			this.storage.deleteAll();
+		}
+
+	}
+
+	/** A storage whose every call waits until released, as a hung database does. */
+	private static final class HangingStorage implements AtomicStateStorage {
+
+		private final CountDownLatch release;
+
+		HangingStorage(CountDownLatch release) {
+			this.release = release;
+		}
+
+		@Override
+		public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+			try {
+				this.release.await(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			throw new IllegalStateException("released");
+		}
+
+		@Override
+		public boolean delete(BucketKey key) {
+			return false;
+		}
+
+		@Override
+		public void deleteAll() {
+		}
+
+	}
+
+}
