@@ -112,13 +112,12 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 	private @Nullable Void refundNow(List<Acquisition> acquisitions, RateLimitResult decided) {
 		List<Acquisition> sorted = sorted(acquisitions);
 		return this.storage.update(keys(sorted), (transaction) -> {
-			long now = now(transaction);
 			for (int i = 0; i < sorted.size(); i++) {
 				Acquisition acquisition = sorted.get(i);
 				BucketState state = read(acquisition.limit(), transaction.state(i));
 				if (state != null) {
 					state.refund(acquisition.limit(), decided.timestampMicros(), acquisition.cost());
-					write(transaction, i, acquisition.limit(), state, Math.max(now, decided.timestampMicros()), 0);
+					write(transaction, i, acquisition.limit(), state, 0);
 				}
 			}
 			return null;
@@ -192,7 +191,7 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 			Acquisition acquisition = sorted.get(i);
 			if (allowed && decisions[i].allowed()) {
 				states[i].commit(acquisition.limit(), now, acquisition.cost());
-				write(transaction, i, acquisition.limit(), states[i], now, maxDelayMicros);
+				write(transaction, i, acquisition.limit(), states[i], maxDelayMicros);
 			}
 			else {
 				decisions[i] = decisions[i].uncommitted(acquisition.cost());
@@ -217,11 +216,14 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 
 	/**
 	 * Writes a state with the time after which it no longer matters: one idle time after
-	 * this decision, and after the furthest slot it may have reserved.
+	 * this decision, and after the furthest slot it may have reserved. The expiry is the
+	 * storage's time even when a test clock decides, since the storage compares it with its
+	 * own.
 	 */
 	private static void write(AtomicStateStorage.Transaction transaction, int index, RateLimit limit,
-			BucketState state, long now, long maxDelayMicros) {
-		transaction.write(index, BucketStateCodec.encode(state), now + limit.idleTtlMicros() + maxDelayMicros);
+			BucketState state, long maxDelayMicros) {
+		transaction.write(index, BucketStateCodec.encode(state),
+				transaction.nowMicros() + limit.idleTtlMicros() + maxDelayMicros);
 	}
 
 	private long now(AtomicStateStorage.Transaction transaction) {

@@ -6,7 +6,7 @@ class LockingMapStorageContractTests extends AtomicStateStorageContractTest {
 
 	@Override
 	protected AtomicStateStorage createStorage() {
-		return new LockingMapStorage(System::currentTimeMillis);
+		return new LockingMapStorage(() -> System.currentTimeMillis() * 1_000);
 	}
 
 }
