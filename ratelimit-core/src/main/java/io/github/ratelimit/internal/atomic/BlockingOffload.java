@@ -54,7 +54,7 @@ final class BlockingOffload implements AutoCloseable {
 	 * @throws RuntimeException what the call threw, or why it did not answer in time
 	 */
 	<T> T call(Supplier<T> call) {
-		CompletableFuture<T> future = submit(call);
+		CompletableFuture<T> future = start(call);
 		try {
 			return future.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
 		}
@@ -87,8 +87,12 @@ final class BlockingOffload implements AutoCloseable {
 	 * thread was busy
 	 */
 	<T> CompletableFuture<T> submit(Supplier<T> call) {
+		return start(call).orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
+	}
+
+	private <T> CompletableFuture<T> start(Supplier<T> call) {
 		try {
-			return CompletableFuture.supplyAsync(call, this.pool).orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
+			return CompletableFuture.supplyAsync(call, this.pool);
 		}
 		catch (RejectedExecutionException ex) {
 			return CompletableFuture.failedFuture(
