@@ -43,6 +43,7 @@ import io.github.ratelimit.store.RateLimitStore;
  */
 @AutoConfiguration(
 		afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+				"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" },
 		// its redis health indicator replaces Boot's, which backs off for the bean name
 		beforeName = { "org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration",
@@ -50,7 +51,7 @@ import io.github.ratelimit.store.RateLimitStore;
 @Conditional(OnRateLimitEnabledCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,
-		RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class,
+		RateLimitJdbcStoreConfiguration.class, RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class,
 		RateLimitReactiveConfiguration.class, RateLimitEndpointConfiguration.class,
 		RateLimitAutoConfiguration.NotWebApplication.class })
 public final class RateLimitAutoConfiguration {

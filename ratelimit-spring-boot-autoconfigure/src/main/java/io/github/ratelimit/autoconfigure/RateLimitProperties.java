@@ -202,7 +202,12 @@ public class RateLimitProperties {
 		/**
 		 * In Redis, shared by every instance.
 		 */
-		REDIS
+		REDIS,
+
+		/**
+		 * In a table of the application's PostgreSQL DataSource, shared by every instance (see ratelimit.jdbc).
+		 */
+		JDBC
 
 	}
 

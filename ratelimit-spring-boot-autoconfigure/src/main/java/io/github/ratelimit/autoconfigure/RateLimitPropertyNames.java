@@ -15,9 +15,9 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.core.ResolvableType;
 
 /**
- * The names {@link RateLimitProperties} and {@link RateLimitClientProperties} bind, read
- * from their getters, and the nearest of them to a name they do not bind: what a startup
- * failure suggests for a misspelled property.
+ * The names {@link RateLimitProperties}, {@link RateLimitClientProperties} and
+ * {@link RateLimitJdbcProperties} bind, read from their getters, and the nearest of them to
+ * a name they do not bind: what a startup failure suggests for a misspelled property.
  */
 final class RateLimitPropertyNames {
 
@@ -25,10 +25,13 @@ final class RateLimitPropertyNames {
 
 	/** The classes bound under {@code ratelimit}, whose nested classes are groups too. */
 	private static final Set<Class<?>> GROUPS = Set.of(RateLimitProperties.class, RateLimitClientProperties.class,
-			RateLimitPolicyProperties.class, RateLimitRouteProperties.class);
+			RateLimitJdbcProperties.class, RateLimitPolicyProperties.class, RateLimitRouteProperties.class);
 
 	/** The group bound to {@code ratelimit.client} by a properties class of its own. */
 	private static final String CLIENT = "client";
+
+	/** The group bound to {@code ratelimit.jdbc} by a properties class of its own. */
+	private static final String JDBC = "jdbc";
 
 	private RateLimitPropertyNames() {
 	}
@@ -76,6 +79,7 @@ final class RateLimitPropertyNames {
 			Map<String, Property> properties = propertiesOf(raw);
 			if (raw == RateLimitProperties.class) {
 				properties.put(CLIENT, new Property(CLIENT, ResolvableType.forClass(RateLimitClientProperties.class)));
+				properties.put(JDBC, new Property(JDBC, ResolvableType.forClass(RateLimitJdbcProperties.class)));
 			}
 			if (properties.isEmpty()) {
 				// below a value

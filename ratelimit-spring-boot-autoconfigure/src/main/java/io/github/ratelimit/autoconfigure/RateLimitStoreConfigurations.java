@@ -30,7 +30,8 @@ import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStores;
 
 /**
- * The store choices, imported in order: Redis first, memory as the fallback.
+ * The store choices, imported in order: Redis first, then the PostgreSQL store of
+ * {@link RateLimitJdbcStoreConfiguration}, memory as the fallback.
  */
 final class RateLimitStoreConfigurations {
 
@@ -40,7 +41,7 @@ final class RateLimitStoreConfigurations {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
 	@ConditionalOnBean(type = "org.springframework.data.redis.connection.RedisConnectionFactory")
-	@ConditionalOnExpression("'${ratelimit.store:auto}'.toLowerCase() != 'memory'")
+	@ConditionalOnExpression("'${ratelimit.store:auto}'.toLowerCase() matches 'auto|redis'")
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	static class Redis implements DisposableBean {
 
@@ -150,6 +151,12 @@ final class RateLimitStoreConfigurations {
 				throw new RateLimitConfigurationException("ratelimit.store",
 						"redis is selected but the application has no RedisConnectionFactory bean",
 						"Add spring-boot-starter-data-redis and configure spring.data.redis.*, or use ratelimit.store=memory");
+			}
+			if (properties.getStore() == RateLimitProperties.StoreType.JDBC) {
+				throw new RateLimitConfigurationException("ratelimit.store",
+						"jdbc is selected but the application has no DataSource bean, or spring-jdbc is missing",
+						"Add spring-boot-starter-jdbc and the PostgreSQL driver, and configure spring.datasource.*, "
+								+ "or use ratelimit.store=memory");
 			}
 			RateLimitPropertiesMapper.validateGeneral(properties);
 			return new InMemoryRateLimitStore(rateLimitClock, properties.getMemory().getMaximumKeys());

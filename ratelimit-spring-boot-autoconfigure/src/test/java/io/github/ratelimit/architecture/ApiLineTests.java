@@ -39,6 +39,7 @@ class ApiLineTests {
 			"io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration",
 			"io.github.ratelimit.autoconfigure.RateLimitClientAutoConfiguration",
 			"io.github.ratelimit.autoconfigure.RateLimitClientProperties",
+			"io.github.ratelimit.autoconfigure.RateLimitJdbcProperties",
 			"io.github.ratelimit.autoconfigure.RateLimitPolicyProperties",
 			"io.github.ratelimit.autoconfigure.RateLimitProperties",
 			"io.github.ratelimit.autoconfigure.RateLimitRouteProperties");

@@ -6,6 +6,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -58,6 +60,14 @@ class ContextThreadsTests {
 		openAndClose(redis().withPropertyValues("ratelimit.redis.mode=local-first",
 				"ratelimit.redis.sync-interval=20ms"), "ratelimit-wait", "ratelimit-redis-async",
 				"ratelimit-share-sync");
+	}
+
+	@Test
+	void jdbcStoreLeavesNoThreadBehind() {
+		openAndClose(this.contextRunner.withBean(DataSource.class, JdbcStoreAutoConfigurationTests::dataSource)
+			.withPropertyValues("ratelimit.store=jdbc", "ratelimit.jdbc.initialize-schema=true",
+					"ratelimit.jdbc.table=context_threads_bucket"),
+				"ratelimit-wait", "ratelimit-jdbc", "ratelimit-jdbc-cleanup");
 	}
 
 	private ApplicationContextRunner redis() {
