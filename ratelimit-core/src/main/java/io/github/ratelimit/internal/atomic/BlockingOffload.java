@@ -1,10 +1,10 @@
 package io.github.ratelimit.internal.atomic;
 
 import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -12,9 +12,12 @@ import java.util.function.Supplier;
 
 /**
  * A bounded pool that runs a blocking storage's calls, so that no caller waits longer than
- * a deadline for them and no event loop waits at all. It never queues: when every thread
- * is busy (the storage hangs), a call fails at once instead of piling up, and the store's
- * fallback decides it. Daemon threads, created when needed and dropped when idle.
+ * a deadline for them and no event loop waits at all. Beyond its threads it queues as many
+ * calls again, no more: a thread that has just answered a caller takes a moment to be idle
+ * again, and a caller calling at once must not fail for that; but when every thread and
+ * the queue are busy (the storage hangs), a call fails at once instead of piling up, and
+ * the store's fallback decides it. A queued call whose caller stopped waiting is skipped.
+ * Daemon threads, created when needed and dropped when idle.
  */
 final class BlockingOffload implements AutoCloseable {
 
@@ -38,12 +41,13 @@ final class BlockingOffload implements AutoCloseable {
 			throw new IllegalArgumentException("timeout must be positive: " + timeout);
 		}
 		this.timeoutNanos = timeout.toNanos();
-		this.pool = new ThreadPoolExecutor(0, threads, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
-				(task) -> {
+		this.pool = new ThreadPoolExecutor(threads, threads, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
+				new ArrayBlockingQueue<>(threads), (task) -> {
 					Thread thread = new Thread(task, name);
 					thread.setDaemon(true);
 					return thread;
 				});
+		this.pool.allowCoreThreadTimeOut(true);
 	}
 
 	/**

@@ -119,13 +119,26 @@ class AtomicStateRateLimitStoreTests {
 			assertThatExceptionOfType(RuntimeException.class)
 				.isThrownBy(() -> store.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1))))
 				.withMessageContaining("did not answer within");
-			// the one thread still hangs: the next call fails at once instead of queueing
+			// the one thread still hangs and one call waits in the queue: the next fails at once
+			store.tryAcquireAsync(List.of(new Acquisition(this.hourly, "carol", 1)), 0);
 			assertThatExceptionOfType(RuntimeException.class)
 				.isThrownBy(() -> store.tryAcquire(List.of(new Acquisition(this.hourly, "bob", 1))))
 				.withMessageContaining("busy");
 		}
 		finally {
 			release.countDown();
+		}
+	}
+
+	@Test
+	void aCallerCallingAgainAtOnceFindsTheThreadThatJustAnsweredIt() {
+		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros);
+		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage)
+			.blocking(Duration.ofSeconds(5), 1)
+			.build()) {
+			for (int i = 0; i < 2_000; i++) {
+				assertThat(store.tryAcquire(List.of(new Acquisition(this.hourly, "caller-" + i, 1))).allowed()).isTrue();
+			}
 		}
 	}
 
