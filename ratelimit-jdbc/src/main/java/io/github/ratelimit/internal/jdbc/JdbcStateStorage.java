@@ -78,7 +78,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	private final TransactionTemplate outsideTransaction;
 
 	private JdbcStateStorage(Builder builder) {
-		this.sql = new JdbcStatements(builder.table, builder.clock);
+		this.sql = new JdbcStatements(builder.table);
 		this.jdbc = new JdbcTemplate(builder.dataSource);
 		if (builder.queryTimeout != null) {
 			this.jdbc.setQueryTimeout(seconds(builder.queryTimeout));
@@ -331,8 +331,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 		private @Nullable Duration queryTimeout;
 
-		private String clock = JdbcStatements.DATABASE_CLOCK;
-
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		}
@@ -357,16 +355,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		public Builder queryTimeout(Duration timeout) {
 			seconds(Objects.requireNonNull(timeout, "queryTimeout must not be null"));
 			this.queryTimeout = timeout;
-			return this;
-		}
-
-		/**
-		 * Reads the storage's time with this SQL expression instead of the database's
-		 * clock in microseconds: the store contract decides at its own clock, and a storage
-		 * time far behind it keeps every state it writes from expiring.
-		 */
-		Builder clock(String expression) {
-			this.clock = expression;
 			return this;
 		}
 
