@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * otherwise: the body has no effect but on the {@link Transaction} it is given.
  * <p>
  * The store contract suite of ratelimit-core's test-jar proves a storage:
- * {@code AtomicStateStorageContractTests} needs one method that creates it.
+ * {@code io.github.ratelimit.store.contract.AtomicStateStorageContractTests} needs one
+ * method that creates it.
  */
 public interface AtomicStateStorage {
 

@@ -18,7 +18,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.BucketStateCodec;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.AtomicStateStorage;
 import io.github.ratelimit.store.BucketKey;
@@ -26,6 +25,7 @@ import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStores;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

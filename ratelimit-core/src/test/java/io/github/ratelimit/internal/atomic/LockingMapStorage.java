@@ -23,12 +23,24 @@ class LockingMapStorage implements AtomicStateStorage {
 
 	private final MapClock clock;
 
+	private volatile boolean failing;
+
 	LockingMapStorage(MapClock clock) {
 		this.clock = clock;
 	}
 
+	/**
+	 * Makes every later call throw, as a storage whose database went away does, or answer
+	 * again.
+	 * @param failing whether calls fail
+	 */
+	void failing(boolean failing) {
+		this.failing = failing;
+	}
+
 	@Override
 	public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+		failIfFailing();
 		this.lock.lock();
 		try {
 			long now = this.clock.nowMicros();
@@ -70,6 +82,7 @@ class LockingMapStorage implements AtomicStateStorage {
 
 	@Override
 	public boolean delete(BucketKey key) {
+		failIfFailing();
 		this.lock.lock();
 		try {
 			Stored removed = this.states.remove(key);
@@ -82,6 +95,7 @@ class LockingMapStorage implements AtomicStateStorage {
 
 	@Override
 	public void deleteAll() {
+		failIfFailing();
 		this.lock.lock();
 		try {
 			this.states.clear();
@@ -94,6 +108,12 @@ class LockingMapStorage implements AtomicStateStorage {
 	@Override
 	public String name() {
 		return "locking-map";
+	}
+
+	private void failIfFailing() {
+		if (this.failing) {
+			throw new IllegalStateException("The locking map is failing");
+		}
 	}
 
 	/** States held now, expired or not. */

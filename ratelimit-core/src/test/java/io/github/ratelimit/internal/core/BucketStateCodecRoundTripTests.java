@@ -16,6 +16,7 @@ import net.jqwik.api.Tuple;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

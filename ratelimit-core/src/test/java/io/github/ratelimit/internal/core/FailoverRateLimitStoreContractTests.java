@@ -12,6 +12,8 @@ import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreStatus;
+import io.github.ratelimit.store.contract.MutableClock;
+import io.github.ratelimit.store.contract.RateLimitStoreContractTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +32,7 @@ class FailoverRateLimitStoreContractTests {
 	}
 
 	@Nested
-	class WhileTheRemoteStoreAnswers extends RateLimitStoreContractTest {
+	class WhileTheRemoteStoreAnswers extends RateLimitStoreContractTests {
 
 		@Override
 		protected RateLimitStore createStore(MutableClock clock) {
@@ -52,7 +54,7 @@ class FailoverRateLimitStoreContractTests {
 	}
 
 	@Nested
-	class AfterFailingOver extends RateLimitStoreContractTest {
+	class AfterFailingOver extends RateLimitStoreContractTests {
 
 		@Override
 		protected RateLimitStore createStore(MutableClock clock) {

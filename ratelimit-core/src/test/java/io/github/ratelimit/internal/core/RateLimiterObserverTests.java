@@ -18,6 +18,7 @@ import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import io.github.ratelimit.store.contract.MutableClock;
+
 /**
  * A sleeper that records how long it was asked to sleep instead of sleeping; it can move
  * a clock by each sleep, and can throw as if the thread had been interrupted.

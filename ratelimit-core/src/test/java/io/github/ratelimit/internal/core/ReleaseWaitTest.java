@@ -16,6 +16,7 @@ import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

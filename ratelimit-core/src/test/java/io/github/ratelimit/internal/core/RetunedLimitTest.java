@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static io.github.ratelimit.internal.core.Requests.acquire;
 import static org.assertj.core.api.Assertions.assertThat;

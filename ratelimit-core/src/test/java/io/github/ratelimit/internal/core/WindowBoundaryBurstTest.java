@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static io.github.ratelimit.internal.core.Requests.acquire;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -7,7 +7,6 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.ShareGrant;
 import io.github.ratelimit.internal.core.ShareRequest;
 import io.github.ratelimit.internal.core.ShareStore;
@@ -19,6 +18,7 @@ import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStores;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

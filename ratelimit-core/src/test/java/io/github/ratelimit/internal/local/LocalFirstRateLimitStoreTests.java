@@ -17,7 +17,6 @@ import io.github.ratelimit.FailMode;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
 import io.github.ratelimit.internal.core.FailoverSettings;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.ShareGrant;
 import io.github.ratelimit.internal.core.ShareRequest;
 import io.github.ratelimit.internal.core.ShareStore;
@@ -28,6 +27,7 @@ import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

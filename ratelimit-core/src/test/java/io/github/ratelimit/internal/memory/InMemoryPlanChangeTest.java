@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.internal.core.LimitDefinition;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.PlanChangeContractTest;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

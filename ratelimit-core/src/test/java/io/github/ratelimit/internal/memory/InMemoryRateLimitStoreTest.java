@@ -21,20 +21,20 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimitClock;
-import io.github.ratelimit.internal.core.RateLimitStoreContractTest;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
+import io.github.ratelimit.store.contract.RateLimitStoreContractTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class InMemoryRateLimitStoreTest extends RateLimitStoreContractTest {
+class InMemoryRateLimitStoreTest extends RateLimitStoreContractTests {
 
 	private static final int THREADS = 8;
 

@@ -2,8 +2,8 @@ package io.github.ratelimit.internal.memory;
 
 import io.github.ratelimit.internal.core.ShareStore;
 import io.github.ratelimit.internal.core.ShareStoreContractTest;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 /** The lease contract on the in-memory store through the two-step {@link ShareStore#over}. */
 class InMemoryShareStoreTests extends ShareStoreContractTest {

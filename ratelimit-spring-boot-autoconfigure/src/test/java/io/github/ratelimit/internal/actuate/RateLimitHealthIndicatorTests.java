@@ -12,14 +12,14 @@ import org.springframework.boot.health.contributor.Status;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
-import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.internal.core.FailoverSettings;
 import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
-import io.github.ratelimit.internal.core.FailoverSettings;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -13,12 +13,12 @@ import io.github.ratelimit.RateLimitConfigurationException;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.internal.core.ManualScheduler;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.RecordingSleeper;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.pipeline.RateLimitedMethods;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -18,7 +18,6 @@ import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.internal.core.Identities;
 import io.github.ratelimit.internal.core.LimitSettings;
 import io.github.ratelimit.internal.core.ManualScheduler;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.RecordingSleeper;
@@ -27,6 +26,7 @@ import io.github.ratelimit.internal.pipeline.CallContext;
 import io.github.ratelimit.internal.pipeline.DetachedCallContext;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

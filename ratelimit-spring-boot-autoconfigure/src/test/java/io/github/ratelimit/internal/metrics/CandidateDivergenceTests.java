@@ -14,10 +14,10 @@ import io.github.ratelimit.KeySource;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.LimitSettings;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

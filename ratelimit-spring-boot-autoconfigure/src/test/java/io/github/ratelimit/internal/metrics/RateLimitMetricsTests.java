@@ -14,7 +14,6 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
 import io.github.ratelimit.internal.core.FailoverSettings;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.ObservedRateLimitStore;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.ShareStore;
@@ -26,6 +25,7 @@ import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

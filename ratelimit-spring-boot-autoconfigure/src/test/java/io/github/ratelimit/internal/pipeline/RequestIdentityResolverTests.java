@@ -17,11 +17,11 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeyResolver;
 import io.github.ratelimit.KeySource;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.web.ServletRateLimitRequest;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

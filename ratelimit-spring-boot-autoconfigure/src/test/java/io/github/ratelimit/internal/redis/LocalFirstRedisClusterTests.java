@@ -11,12 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
-import io.github.ratelimit.internal.local.LocalFirstSettings;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -16,17 +16,17 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.CircuitBreaker;
 import io.github.ratelimit.internal.core.FailoverRateLimitStore;
-import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
-import io.github.ratelimit.internal.core.MutableClock;
+import io.github.ratelimit.internal.core.FailoverSettings;
 import io.github.ratelimit.internal.core.RateLimitClock;
 import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.local.LocalFirstRateLimitStore;
+import io.github.ratelimit.internal.local.LocalFirstSettings;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
-import io.github.ratelimit.internal.core.FailoverSettings;
-import io.github.ratelimit.internal.local.LocalFirstSettings;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -24,14 +24,14 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.AlgorithmSpec;
-import io.github.ratelimit.internal.core.MutableClock;
-import io.github.ratelimit.internal.core.RateLimitStoreContractTest;
 import io.github.ratelimit.internal.redis.RedisTestCluster.HostAndPort;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
+import io.github.ratelimit.store.contract.RateLimitStoreContractTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * shows: keys spread over slots and masters by identity, one script call per slot, and
  * requests whose limits fall into several slots staying all-or-nothing.
  */
-class RedisClusterStoreTest extends RateLimitStoreContractTest {
+class RedisClusterStoreTest extends RateLimitStoreContractTests {
 
 	/** A limit named like a route template: its braces must not become the hash tag. */
 	private static final String ROUTE = "GET /api/orders/{id}";

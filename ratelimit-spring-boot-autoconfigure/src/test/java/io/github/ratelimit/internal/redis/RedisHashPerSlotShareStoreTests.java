@@ -1,7 +1,7 @@
 package io.github.ratelimit.internal.redis;
 
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 /**
  * The lease contract with the hash-per-slot key layout: the local-first mode leases token

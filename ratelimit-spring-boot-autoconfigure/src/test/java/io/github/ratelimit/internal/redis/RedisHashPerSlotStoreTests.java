@@ -15,13 +15,13 @@ import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.MutableClock;
-import io.github.ratelimit.internal.core.RateLimitStoreContractTest;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.BucketSnapshot;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
+import io.github.ratelimit.store.contract.RateLimitStoreContractTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * one hash per slot, in the slot of the identity, kept alive by their longest bucket and
  * pruned of buckets that stopped mattering.
  */
-class RedisHashPerSlotStoreTests extends RateLimitStoreContractTest {
+class RedisHashPerSlotStoreTests extends RateLimitStoreContractTests {
 
 	@RegisterExtension
 	static final SharedRedisConnection redisConnection = new SharedRedisConnection();

@@ -28,9 +28,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.AlgorithmSpec;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

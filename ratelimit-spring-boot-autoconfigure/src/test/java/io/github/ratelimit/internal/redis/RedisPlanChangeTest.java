@@ -7,11 +7,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.PlanChangeContractTest;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

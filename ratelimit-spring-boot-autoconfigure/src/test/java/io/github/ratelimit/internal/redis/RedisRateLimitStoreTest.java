@@ -18,20 +18,23 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.CalendarPeriod;
-import io.github.ratelimit.internal.core.MutableClock;
-import io.github.ratelimit.internal.core.RateLimitStoreContractTest;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
+import io.github.ratelimit.store.contract.RateLimitStoreContractTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The store contract against a real Redis server, with the time passed explicitly, plus
  * what only the Redis store does: Redis time, TTLs, readable keys and a lost script cache.
+ * The server is this class's own, so that the failover test can kill and restart it.
  */
-class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
+class RedisRateLimitStoreTest extends RateLimitStoreContractTests {
+
+	private static RedisTestServer server;
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -39,7 +42,8 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 
 	@BeforeAll
 	static void connect() {
-		connectionFactory = RedisTestServer.shared().connectionFactory();
+		server = RedisTestServer.start();
+		connectionFactory = server.connectionFactory();
 		redis = new StringRedisTemplate(connectionFactory);
 		// the contract's buckets expire in Redis within a second of real time while its clock
 		// stands still: connect, load the script and the classes before the first test
@@ -53,13 +57,25 @@ class RedisRateLimitStoreTest extends RateLimitStoreContractTest {
 
 	@AfterAll
 	static void disconnect() {
-		connectionFactory.destroy();
+		server.close();
 	}
 
 	@Override
 	protected RateLimitStore createStore(MutableClock clock) {
-		RedisTestServer.shared().flushAll();
+		server.flushAll();
 		return RedisRateLimitStore.builder(connectionFactory).keyPrefix("test:").clock(clock).build();
+	}
+
+	/** Kills the server: the store's connection drops and new ones are refused. */
+	@Override
+	protected void failStore() {
+		server.kill();
+	}
+
+	/** Starts the server again, empty and without the scripts, on the same port. */
+	@Override
+	protected void recoverStore() {
+		server.restart();
 	}
 
 	@Test

@@ -5,8 +5,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.internal.core.ShareStoreContractTest;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.contract.MutableClock;
 
 /** The lease contract on a real Redis server: costs and extras in one script call. */
 class RedisShareStoreTests extends ShareStoreContractTest {

@@ -16,7 +16,6 @@ import org.springframework.web.server.WebFilterChain;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
-import io.github.ratelimit.internal.core.MutableClock;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.pipeline.AsyncOnlyStore;
@@ -27,6 +26,7 @@ import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,17 @@
-package io.github.ratelimit.internal.core;
+package io.github.ratelimit.store.contract;
 
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,16 +26,51 @@ import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStores;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Decisions every {@link RateLimitStore} makes for the same inputs. A store test extends
- * this class and builds its store on the given clock: the store decides at the clock's
- * time, which only the tests move.
+ * Decisions every {@link RateLimitStore} makes for the same inputs: every algorithm and
+ * its boundaries, several limits in one request, refunds, concurrency leases, calendar
+ * quotas across daylight-saving days, concurrent callers decided exactly, expiry of idle
+ * state, and failover while the store fails. The memory and Redis stores run it, and so
+ * does an application's own store.
+ * <p>
+ * A store test extends this class and builds its store on the given clock: the store
+ * decides at the clock's time, which only the tests move. A store built on an
+ * {@link io.github.ratelimit.store.AtomicStateStorage} extends
+ * {@link AtomicStateStorageContractTests} instead, which needs only the storage.
+ * <p>
+ * The suite is in ratelimit-core's test-jar; a test needs it with JUnit Jupiter and
+ * AssertJ (the test-jar brings neither):
+ * <pre>{@code
+ * <dependency>
+ *   <groupId>io.github.ratelimit</groupId>
+ *   <artifactId>ratelimit-core</artifactId>
+ *   <version>${ratelimit.version}</version>
+ *   <type>test-jar</type>
+ *   <scope>test</scope>
+ * </dependency>
+ * }</pre>
+ * (with Gradle, {@code testImplementation("io.github.ratelimit:ratelimit-core:VERSION:tests")}),
+ * and then:
+ * <pre class="code">
+ * class MyStoreContractTests extends RateLimitStoreContractTests {
+ *
+ * 	&#64;Override
+ * 	protected RateLimitStore createStore(MutableClock clock) {
+ * 		return new MyStore(clock::nowMicros);
+ * 	}
+ *
+ * }
+ * </pre>
+ * A store that a test can make fail, by stopping its server or breaking its connection,
+ * overrides {@link #failStore()} and {@link #recoverStore()}; the failover test is skipped
+ * otherwise.
  */
-public abstract class RateLimitStoreContractTest {
+public abstract class RateLimitStoreContractTests {
 
 	/** Start of a window: aligned to whole seconds and minutes. */
 	protected static final long T0 = MutableClock.DEFAULT_START_MICROS;
@@ -39,6 +80,17 @@ public abstract class RateLimitStoreContractTest {
 	private static final long HOUR = 3_600 * SECOND;
 
 	private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
+
+	/** Threads deciding on one bucket at once. */
+	private static final int CALLERS = 8;
+
+	/** Requests each of them sends: together twice the capacity, enough for them to overlap. */
+	private static final int ATTEMPTS_PER_CALLER = 100;
+
+	private static final int HOT_CAPACITY = CALLERS * ATTEMPTS_PER_CALLER / 2;
+
+	/** Longest wait for a recovered store to decide again: a reconnect, a few probes. */
+	private static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
 
 	private final MutableClock clock = new MutableClock(T0);
 
@@ -70,6 +122,23 @@ public abstract class RateLimitStoreContractTest {
 	 */
 	protected RateLimitStore store() {
 		return this.store;
+	}
+
+	/**
+	 * Makes the store fail until {@link #recoverStore()}: its calls throw or time out, as
+	 * when its server is down or its connection is broken. A store that a test cannot make
+	 * fail keeps this default, which skips the failover test.
+	 */
+	protected void failStore() {
+		Assumptions.abort("the store cannot be made to fail: override failStore() and recoverStore() to run this");
+	}
+
+	/**
+	 * Makes the store answer again after {@link #failStore()}; it may start empty. Called
+	 * whenever {@link #failStore()} returned, so that the next test finds a working store.
+	 */
+	protected void recoverStore() {
+		Assumptions.abort("the store cannot be made to recover: override failStore() and recoverStore()");
 	}
 
 	@Test
@@ -754,6 +823,91 @@ public abstract class RateLimitStoreContractTest {
 		expect(acquireAll(new Acquisition(slots, "acme", 3)).decisions().get(0), true, 0, 0, 0);
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void concurrentCallersOfOneBucketAreAdmittedExactlyUpToItsCapacity(Algorithm algorithm) throws Exception {
+		// the clock stands still: nothing refills, drains or expires while they race
+		RateLimit limit = RateLimit.of("hot", algorithm, HOT_CAPACITY, Duration.ofHours(1));
+		int admitted = admittedConcurrently(List.of(new Acquisition(limit, "hot", 1)));
+		assertThat(admitted).as("admitted of %d attempts", CALLERS * ATTEMPTS_PER_CALLER).isEqualTo(HOT_CAPACITY);
+		assertThat(this.store.inspect(limit, "hot").remaining()).isZero();
+	}
+
+	@Test
+	void concurrentCallersOfTwoLimitsConsumeFromEachExactlyWhatWasAdmitted() throws Exception {
+		RateLimit narrow = RateLimit.of("narrow", Algorithm.TOKEN_BUCKET, HOT_CAPACITY, Duration.ofHours(1));
+		RateLimit wide = RateLimit.of("wide", Algorithm.FIXED_WINDOW, 4 * HOT_CAPACITY, Duration.ofHours(1));
+		int admitted = admittedConcurrently(
+				List.of(new Acquisition(wide, "hot", 3), new Acquisition(narrow, "hot", 1)));
+		assertThat(admitted).isEqualTo(HOT_CAPACITY);
+		assertThat(this.store.inspect(narrow, "hot").remaining()).isZero();
+		// every rejected request, turned away by the narrow limit, left the wide one untouched
+		assertThat(this.store.inspect(wide, "hot").remaining()).isEqualTo(4 * HOT_CAPACITY - 3 * admitted);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void bucketIdleForItsIdleTimeDecidesAsAFreshBucket(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("idle", algorithm, 3, Duration.ofSeconds(1));
+		at(T0 + 250_000);
+		assertThat(acquire(limit, 3).allowed()).isTrue();
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+		// whether the store forgot the state or still holds it, it no longer counts
+		at(T0 + 250_000 + limit.idleTtlMicros());
+		BucketSnapshot idle = this.store.inspect(limit, "alice");
+		assertThat(idle.remaining()).as("remaining").isEqualTo(3);
+		assertThat(idle.retryAfterMicros()).as("retry-after").isZero();
+		assertThat(idle.resetMicros()).as("reset").isZero();
+		RateLimitDecision neverSeen = acquireAll(new Acquisition(limit, "newcomer", 3)).decisions().get(0);
+		RateLimitDecision expired = acquire(limit, 3);
+		expect(expired, true, 0, neverSeen.retryAfterMicros(), neverSeen.resetMicros());
+		assertThat(expired.delayMicros()).as("delay").isEqualTo(neverSeen.delayMicros());
+	}
+
+	@Test
+	void calendarQuotaIdleForItsIdleTimeDecidesAsAFreshQuota() {
+		RateLimit limit = RateLimit.calendar("daily-idle", 2, CalendarPeriod.DAY, BERLIN);
+		at(berlin("2026-03-28T12:00"));
+		assertThat(acquire(limit, 2).allowed()).isTrue();
+		at(berlin("2026-03-28T12:00") + limit.idleTtlMicros());
+		BucketSnapshot idle = this.store.inspect(limit, "alice");
+		assertThat(idle.remaining()).as("remaining").isEqualTo(2);
+		assertThat(idle.retryAfterMicros()).as("retry-after").isZero();
+		RateLimitDecision neverSeen = acquireAll(new Acquisition(limit, "newcomer", 2)).decisions().get(0);
+		expect(acquire(limit, 2), true, 0, 0, neverSeen.resetMicros());
+	}
+
+	@Test
+	void failoverDecidesOnTheFallbackWhileTheStoreFailsAndOnTheStoreOnceItRecovers() throws Exception {
+		RateLimit limit = RateLimit.of("failover", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
+		List<Acquisition> one = List.of(new Acquisition(limit, "alice", 1));
+		RateLimitStore failover = RateLimitStores.builder(this.store)
+			.fallback(RateLimitStores.inMemory(1000), 1.0)
+			.circuitBreaker(1, Duration.ofMillis(50))
+			.build();
+		failStore();
+		try {
+			for (int i = 0; i < 3; i++) {
+				RateLimitResult decided = failover.tryAcquire(one);
+				assertThat(decided.store()).as("decided by").isEqualTo(RateLimitResult.FALLBACK);
+				assertThat(decided.allowed()).isTrue();
+			}
+		}
+		finally {
+			recoverStore();
+		}
+		// the breaker lets a call through every 50ms: the first that succeeds closes it
+		long deadline = System.nanoTime() + RECOVERY_WAIT.toNanos();
+		RateLimitResult decided = failover.tryAcquire(one);
+		while (!decided.store().equals(this.store.name()) && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+			decided = failover.tryAcquire(one);
+		}
+		assertThat(decided.store()).as("decided by, %s after recovering", RECOVERY_WAIT)
+			.isEqualTo(this.store.name());
+		assertThat(decided.allowed()).isTrue();
+	}
+
 	private static long resetOnceFiveOfFiveAreTaken(Algorithm algorithm) {
 		return switch (algorithm) {
 			// one of the five 200ms tokens comes back
@@ -764,6 +918,39 @@ public abstract class RateLimitStoreContractTest {
 			// calls in flight have no time at which they are over
 			case CONCURRENCY -> 0;
 		};
+	}
+
+	/**
+	 * Sends {@code request} from {@link #CALLERS} threads at once, each trying
+	 * {@link #ATTEMPTS_PER_CALLER} times, and counts the admitted ones.
+	 */
+	private int admittedConcurrently(List<Acquisition> request) throws Exception {
+		ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Integer>> admitted = new ArrayList<>();
+			for (int t = 0; t < CALLERS; t++) {
+				admitted.add(callers.submit(() -> {
+					start.await();
+					int count = 0;
+					for (int i = 0; i < ATTEMPTS_PER_CALLER; i++) {
+						if (this.store.tryAcquire(request).allowed()) {
+							count++;
+						}
+					}
+					return count;
+				}));
+			}
+			start.countDown();
+			int total = 0;
+			for (Future<Integer> callerAdmitted : admitted) {
+				total += callerAdmitted.get(60, TimeUnit.SECONDS);
+			}
+			return total;
+		}
+		finally {
+			callers.shutdownNow();
+		}
 	}
 
 	private RateLimitDecision acquire(RateLimit limit, long cost) {

@@ -1,12 +1,15 @@
-package io.github.ratelimit.internal.core;
+package io.github.ratelimit.store.contract;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.internal.core.RateLimitClock;
+
 /**
  * A {@link RateLimitClock} that only moves when a test moves it, so decisions depend on
- * the scripted times and never on how fast the test runs. Thread-safe.
+ * the scripted times and never on how fast the test runs. Thread-safe. A store under the
+ * contract reads its time from {@link #nowMicros()}.
  */
 public final class MutableClock implements RateLimitClock {
 
