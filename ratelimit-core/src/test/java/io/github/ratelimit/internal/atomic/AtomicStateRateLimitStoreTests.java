@@ -1,13 +1,8 @@
 package io.github.ratelimit.internal.atomic;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -32,26 +27,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class AtomicStateRateLimitStoreTests {
 
-	private static final int THREADS = 8;
-
-	private static final int ATTEMPTS_PER_THREAD = 100;
-
 	private final MutableClock clock = new MutableClock();
 
 	private final RateLimit hourly = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 250, Duration.ofHours(1));
-
-	@Test
-	void decidesConcurrentCallersExactlyWithRowLocks() throws Exception {
-		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros);
-		assertThat(admittedByConcurrentCallers(RateLimitStores.atomic(storage))).isEqualTo(250);
-	}
-
-	@Test
-	void decidesConcurrentCallersExactlyWithCompareAndSetRetryingTheBody() throws Exception {
-		CompareAndSetMapStorage storage = new CompareAndSetMapStorage();
-		RateLimitStore store = AtomicStateRateLimitStore.builder(storage).clock(this.clock).build();
-		assertThat(admittedByConcurrentCallers(store)).isEqualTo(250);
-	}
 
 	@Test
 	void decidesAtTheStoragesTimeUnlessGivenAClock() {
@@ -162,38 +140,6 @@ class AtomicStateRateLimitStoreTests {
 				.get(5, TimeUnit.SECONDS);
 			assertThat(result.allowed()).isTrue();
 			assertThat(thread.get()).isEqualTo("ratelimit-locking-map").isNotEqualTo(Thread.currentThread().getName());
-		}
-	}
-
-	private int admittedByConcurrentCallers(RateLimitStore store) throws InterruptedException, ExecutionException {
-		ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-		try {
-			CountDownLatch start = new CountDownLatch(1);
-			List<Future<Integer>> admitted = new ArrayList<>();
-			for (int t = 0; t < THREADS; t++) {
-				admitted.add(pool.submit(() -> {
-					start.await();
-					int count = 0;
-					for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-						if (store.tryAcquire(List.of(new Acquisition(this.hourly, "hot", 1))).allowed()) {
-							count++;
-						}
-					}
-					return count;
-				}));
-			}
-			start.countDown();
-			int total = 0;
-			for (Future<Integer> future : admitted) {
-				total += future.get(30, TimeUnit.SECONDS);
-			}
-			return total;
-		}
-		catch (java.util.concurrent.TimeoutException ex) {
-			throw new AssertionError("concurrent callers did not finish", ex);
-		}
-		finally {
-			pool.shutdownNow();
 		}
 	}
 
