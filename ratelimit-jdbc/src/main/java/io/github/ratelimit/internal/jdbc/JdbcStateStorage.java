@@ -3,6 +3,7 @@ package io.github.ratelimit.internal.jdbc;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,8 +18,11 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.PreparedStatementSetter;
+import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -43,25 +47,29 @@ import io.github.ratelimit.store.BucketKey;
  * Time is the database's ({@code clock_timestamp()}), so instances whose clocks differ
  * still decide on one clock.
  * <p>
- * An {@link #update} is one transaction on a connection of its own, never the caller's
- * (a rolled-back business transaction must not give tokens back, and a long one must not
- * hold a bucket's row), in three round trips whatever the number of limits:
+ * An {@link #update} is one transaction on a connection of its own, taken from the data
+ * source and never the caller's (a rolled-back business transaction must not give tokens
+ * back, and a long one must not hold a bucket's row), in three round trips whatever the
+ * number of limits:
  * <ol>
- * <li>one {@code INSERT … ON CONFLICT (id) DO UPDATE … RETURNING} over every key, in the
- * given sorted order, which creates the missing rows and locks them all. A
- * {@code SELECT … FOR UPDATE} locks no row that does not exist yet, so two transactions
- * deciding a new bucket would both see it absent and both admit; inserting first makes
- * the second wait for the first. The time is the latest of the times returned with the
- * rows, read after every lock was held;</li>
+ * <li>one {@code SELECT … ORDER BY id FOR UPDATE} that locks the rows of every key, in
+ * the order of their ids, so that two requests never wait for each other in a cycle.
+ * Locking writes no row version, so the state's write that follows is the only one, and a
+ * heap-only one (the table indexes nothing that changes). A bucket seen for the first
+ * time has no row to lock yet: one more statement, {@code INSERT … ON CONFLICT (id) DO
+ * UPDATE … RETURNING}, creates the missing rows in the order of their ids, or locks the
+ * row another transaction created meanwhile, so that two requests deciding a new bucket
+ * never both find it absent. The time is the latest read with the rows;</li>
  * <li>one {@code UPDATE} writing every state the body wrote, skipped when it wrote none
  * (a rejected request);</li>
  * <li>the commit.</li>
  * </ol>
- * A charged request therefore takes three round trips and a rejected one two. The SQL is
- * built once per number of keys. {@link #read} is one plain {@code SELECT}: it neither
- * locks nor creates a row. Failures surface as Spring's
- * {@link org.springframework.dao.DataAccessException}, a {@link RuntimeException}, for the
- * failover decorator to catch.
+ * A charged request therefore takes three round trips and a rejected one two, one more
+ * for a bucket's first decision. The statements are built once per number of keys and
+ * run on plain JDBC (the driver prepares them on the server once they repeat), with
+ * failures translated to Spring's {@link org.springframework.dao.DataAccessException}, a
+ * {@link RuntimeException}, for the failover decorator to catch. {@link #read} is one
+ * plain {@code SELECT}: it neither locks nor creates a row.
  */
 public final class JdbcStateStorage implements AtomicStateStorage {
 
@@ -69,6 +77,12 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	public static final String DEFAULT_TABLE = "ratelimit_bucket";
 
 	private final JdbcStatements sql;
+
+	private final DataSource dataSource;
+
+	private final int queryTimeoutSeconds;
+
+	private final SQLExceptionTranslator translator = new SQLExceptionSubclassTranslator();
 
 	private final JdbcTemplate jdbc;
 
@@ -78,10 +92,10 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 	private JdbcStateStorage(Builder builder) {
 		this.sql = new JdbcStatements(builder.table);
+		this.dataSource = builder.dataSource;
+		this.queryTimeoutSeconds = (builder.queryTimeout != null) ? seconds(builder.queryTimeout) : 0;
 		this.jdbc = new JdbcTemplate(builder.dataSource);
-		if (builder.queryTimeout != null) {
-			this.jdbc.setQueryTimeout(seconds(builder.queryTimeout));
-		}
+		this.jdbc.setQueryTimeout(this.queryTimeoutSeconds);
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(builder.dataSource);
 		this.lockingTransaction = new TransactionTemplate(transactions);
 		this.lockingTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -103,11 +117,15 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	@Override
 	public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
 		byte[][] ids = ids(keys);
-		return this.lockingTransaction.execute((status) -> {
+		return withConnection("lock and write rate limit buckets", true, (connection) -> {
 			Step step = new Step(ids);
-			this.jdbc.query(this.sql.lock(ids.length), bind(ids), step::readRow);
+			int found = query(connection, this.sql.lock(ids.length), ids, step);
+			if (found < ids.length) {
+				byte[][] missing = step.missing();
+				query(connection, this.sql.create(missing.length), missing, step);
+			}
 			T answer = body.apply(step);
-			step.writeBack();
+			step.writeBack(connection);
 			return answer;
 		});
 	}
@@ -115,13 +133,13 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	@Override
 	public <T> T read(List<BucketKey> keys, Function<Transaction, T> body) {
 		byte[][] ids = ids(keys);
-		Step step = this.outsideTransaction.execute((status) -> {
+		Step step = withConnection("read rate limit buckets", false, (connection) -> {
 			Step read = new Step(ids);
-			this.jdbc.query(this.sql.read(ids.length), bind(ids), read::readRow);
+			query(connection, this.sql.read(ids.length), ids, read);
 			return read;
 		});
 		// what the body writes is discarded: inspecting changes nothing
-		return body.apply(Objects.requireNonNull(step));
+		return body.apply(step);
 	}
 
 	@Override
@@ -202,12 +220,74 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		return digest.digest();
 	}
 
-	private static PreparedStatementSetter bind(byte[][] ids) {
-		return (statement) -> {
+	/**
+	 * Runs work on a connection of its own from the data source, in a transaction of its
+	 * own when asked (committed when the work returns, rolled back when it throws), and
+	 * gives the connection back as it found it.
+	 */
+	private <T> T withConnection(String task, boolean transaction, SqlWork<T> work) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			if (!transaction && autoCommit) {
+				return work.run(connection);
+			}
+			if (autoCommit) {
+				connection.setAutoCommit(false);
+			}
+			try {
+				T result = work.run(connection);
+				connection.commit();
+				return result;
+			}
+			catch (SQLException | RuntimeException | Error ex) {
+				rollback(connection, ex);
+				throw ex;
+			}
+			finally {
+				if (autoCommit) {
+					connection.setAutoCommit(true);
+				}
+			}
+		}
+		catch (SQLException ex) {
+			DataAccessException translated = this.translator.translate(task, null, ex);
+			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
+		}
+	}
+
+	private static void rollback(Connection connection, Throwable failure) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+	/** Runs a query whose parameters are the ids, handing each row to the step. */
+	private int query(Connection connection, String sql, byte[][] ids, Step step) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setQueryTimeout(this.queryTimeoutSeconds);
 			for (int i = 0; i < ids.length; i++) {
 				statement.setBytes(i + 1, ids[i]);
 			}
-		};
+			int rows = 0;
+			try (ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					step.readRow(result);
+					rows++;
+				}
+			}
+			return rows;
+		}
+	}
+
+	/** Work on a connection. */
+	@FunctionalInterface
+	private interface SqlWork<T> {
+
+		T run(Connection connection) throws SQLException;
+
 	}
 
 	private static byte[][] ids(List<BucketKey> keys) {
@@ -247,6 +327,8 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 		private final long[] expiries;
 
+		private final boolean[] found;
+
 		private final byte[] @Nullable [] written;
 
 		private final long[] writtenExpiries;
@@ -257,6 +339,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 			this.ids = ids;
 			this.states = new byte[ids.length][];
 			this.expiries = new long[ids.length];
+			this.found = new boolean[ids.length];
 			this.written = new byte[ids.length][];
 			this.writtenExpiries = new long[ids.length];
 		}
@@ -264,10 +347,23 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		/** One row: id, state, expiry and the database's time. */
 		void readRow(ResultSet row) throws SQLException {
 			int index = indexOf(row.getBytes(1));
+			this.found[index] = true;
 			this.states[index] = row.getBytes(2);
 			this.expiries[index] = row.getLong(3);
-			// the last row's time was read after every lock was held
+			// the latest of the rows' times, each read once its row's last write was committed
 			this.now = Math.max(this.now, row.getLong(4));
+		}
+
+		/** The ids of the keys no row was found for, in the order the database sorts them. */
+		byte[][] missing() {
+			List<byte[]> missing = new ArrayList<>();
+			for (int i = 0; i < this.ids.length; i++) {
+				if (!this.found[i]) {
+					missing.add(this.ids[i]);
+				}
+			}
+			missing.sort(Arrays::compareUnsigned);
+			return missing.toArray(new byte[0][]);
 		}
 
 		private int indexOf(byte[] id) {
@@ -296,26 +392,35 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 			this.writtenExpiries[index] = expiresAtMicros;
 		}
 
-		void writeBack() {
-			List<Integer> rows = new ArrayList<>(this.ids.length);
-			for (int i = 0; i < this.ids.length; i++) {
-				if (this.written[i] != null) {
-					rows.add(i);
-				}
+		void writeBack(Connection connection) throws SQLException {
+			int rows = 0;
+			for (byte[] state : this.written) {
+				rows += (state != null) ? 1 : 0;
 			}
-			if (rows.isEmpty()) {
+			if (rows == 0) {
 				return;
 			}
-			List<Object> parameters = new ArrayList<>(rows.size() * 3);
-			for (int i : rows) {
-				if (rows.size() == 1) {
-					parameters.addAll(List.of(this.written[i], this.writtenExpiries[i], this.ids[i]));
+			try (PreparedStatement statement = connection.prepareStatement(JdbcStateStorage.this.sql.write(rows))) {
+				statement.setQueryTimeout(JdbcStateStorage.this.queryTimeoutSeconds);
+				int parameter = 1;
+				for (int i = 0; i < this.ids.length; i++) {
+					byte[] state = this.written[i];
+					if (state == null) {
+						continue;
+					}
+					if (rows == 1) {
+						statement.setBytes(parameter++, state);
+						statement.setLong(parameter++, this.writtenExpiries[i]);
+						statement.setBytes(parameter++, this.ids[i]);
+					}
+					else {
+						statement.setBytes(parameter++, this.ids[i]);
+						statement.setBytes(parameter++, state);
+						statement.setLong(parameter++, this.writtenExpiries[i]);
+					}
 				}
-				else {
-					parameters.addAll(List.of(this.ids[i], this.written[i], this.writtenExpiries[i]));
-				}
+				statement.executeUpdate();
 			}
-			JdbcStateStorage.this.jdbc.update(JdbcStateStorage.this.sql.write(rows.size()), parameters.toArray());
 		}
 
 	}

@@ -29,6 +29,8 @@ final class JdbcStatements {
 
 	private final Map<Integer, String> lock = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> create = new ConcurrentHashMap<>();
+
 	private final Map<Integer, String> write = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> read = new ConcurrentHashMap<>();
@@ -54,11 +56,22 @@ final class JdbcStatements {
 	}
 
 	/**
-	 * Creates the missing rows and locks every row, in the keys' order, answering each
-	 * row with the database's time read after its lock was taken.
+	 * Locks the rows that exist, in the order of their ids, answering each with the
+	 * database's time: read after the lock when another transaction changed the row
+	 * meanwhile (PostgreSQL evaluates such a row again), and otherwise after the last write
+	 * of the row was committed, so that a bucket's time never goes backwards.
 	 */
 	String lock(int keys) {
-		return cached(this.lock, keys, (count) -> "INSERT INTO " + this.table + " AS b (id, state, expires_at) VALUES "
+		return cached(this.lock, keys, (count) -> "SELECT id, state, expires_at, " + DATABASE_CLOCK + " FROM "
+				+ this.table + " WHERE id IN (" + repeat("?", count) + ") ORDER BY id FOR UPDATE");
+	}
+
+	/**
+	 * Creates the rows that did not exist, in the order of their ids, and locks them; a row
+	 * another transaction created meanwhile is locked as it is and answered with its state.
+	 */
+	String create(int keys) {
+		return cached(this.create, keys, (count) -> "INSERT INTO " + this.table + " AS b (id, state, expires_at) VALUES "
 				+ repeat("(?, NULL, 0)", count) + " ON CONFLICT (id) DO UPDATE SET expires_at = b.expires_at"
 				+ " RETURNING b.id, b.state, b.expires_at, " + DATABASE_CLOCK);
 	}
@@ -89,9 +102,11 @@ final class JdbcStatements {
 
 	String removeExpired() {
 		// SKIP LOCKED: the rows a decision holds now are not expired for long, and
-		// cleaning up never waits for them
-		return "DELETE FROM " + this.table + " WHERE id IN (SELECT id FROM " + this.table + " WHERE expires_at < "
-				+ DATABASE_CLOCK + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED)";
+		// cleaning up never waits for them. No index on expires_at: every decision changes
+		// it, and an index on it would keep every write from being a heap-only update; the
+		// scan stops at the batch's last row
+		return "DELETE FROM " + this.table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + this.table
+				+ " WHERE expires_at < " + DATABASE_CLOCK + " LIMIT ? FOR UPDATE SKIP LOCKED))";
 	}
 
 	String size() {
@@ -102,8 +117,7 @@ final class JdbcStatements {
 	 * The statements of the packaged schema script for this table, in order.
 	 */
 	List<String> schema() {
-		String unqualified = this.table.substring(this.table.indexOf('.') + 1);
-		String script = schemaScript().replace("${table}", this.table).replace("${index}", unqualified + "_expires_at");
+		String script = schemaScript().replace("${table}", this.table);
 		StringBuilder withoutComments = new StringBuilder();
 		for (String line : script.split("\n")) {
 			if (!line.strip().startsWith("--")) {
@@ -120,7 +134,7 @@ final class JdbcStatements {
 	}
 
 	/**
-	 * The packaged script, with the placeholders {@code ${table}} and {@code ${index}}.
+	 * The packaged script, with the placeholder {@code ${table}}.
 	 */
 	static String schemaScript() {
 		try (InputStream in = JdbcStatements.class.getResourceAsStream(SCHEMA_RESOURCE)) {

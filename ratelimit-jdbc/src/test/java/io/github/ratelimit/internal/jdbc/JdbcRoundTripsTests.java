@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * How many times a decision goes to the database, counted at the JDBC calls that do: a
  * charged request locks, writes and commits whatever the number of its limits, a
- * rejected one writes nothing, and inspecting is one query.
+ * rejected one writes nothing, the first request of new buckets creates their rows in one
+ * more statement, and inspecting is one query.
  */
 class JdbcRoundTripsTests {
 
@@ -65,8 +66,18 @@ class JdbcRoundTripsTests {
 
 	@Test
 	void aChargedRequestLocksWritesAndCommitsWhateverItsLimits() {
-		assertThat(store.tryAcquire(this.request).allowed()).isTrue();
+		List<Acquisition> roomy = this.request.subList(1, 3);
+		store.tryAcquire(roomy);
+		calls.clear();
+		assertThat(store.tryAcquire(roomy).allowed()).isTrue();
 		assertThat(calls).containsExactly("executeQuery", "executeUpdate", "commit");
+	}
+
+	@Test
+	void theFirstRequestOfItsBucketsCreatesTheirRowsInOneMoreStatement() {
+		assertThat(store.tryAcquire(this.request).allowed()).isTrue();
+		assertThat(calls).containsExactly("executeQuery", "executeQuery", "executeUpdate", "commit");
+		assertThat(storage.size()).isEqualTo(3);
 	}
 
 	@Test

@@ -71,8 +71,9 @@ class JdbcStateStorageTests {
 	void createsTheSchemaIdempotently() {
 		storage.createSchema();
 		storage.createSchema();
+		// the primary key only: an index on expires_at would keep every write from being heap-only
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_indexes WHERE tablename = ?", Long.class, TABLE))
-			.isEqualTo(2);
+			.isEqualTo(1);
 	}
 
 	@Test
