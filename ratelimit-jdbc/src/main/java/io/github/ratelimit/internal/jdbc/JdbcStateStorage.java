@@ -53,19 +53,22 @@ import io.github.ratelimit.store.BucketKey;
  * number of limits:
  * <ol>
  * <li>one {@code SELECT … ORDER BY id FOR UPDATE} that locks the rows of every key, in
- * the order of their ids, so that two requests never wait for each other in a cycle.
- * Locking writes no row version, so the state's write that follows is the only one, and a
- * heap-only one (the table indexes nothing that changes). A bucket seen for the first
- * time has no row to lock yet: one more statement, {@code INSERT … ON CONFLICT (id) DO
- * UPDATE … RETURNING}, creates the missing rows in the order of their ids, or locks the
- * row another transaction created meanwhile, so that two requests deciding a new bucket
- * never both find it absent. The time is the latest read with the rows;</li>
+ * the order of their ids, so that two requests never wait for each other in a cycle, and
+ * reads the database's time once each row is locked. Locking writes no row version, so
+ * the state's write that follows is the only one, and a heap-only one (the table indexes
+ * nothing that changes). A bucket seen for the first time has no row to lock yet: one
+ * more statement, {@code INSERT … ON CONFLICT (id) DO UPDATE … RETURNING} over every key
+ * in the order of their ids, creates the missing rows and locks the others, so that two
+ * requests deciding a new bucket never both find it absent. When some rows were found
+ * and some not, the transaction first gives back the locks it holds (one more round
+ * trip), so that every lock is still taken in the ids' order. The time is the latest
+ * read with the rows;</li>
  * <li>one {@code UPDATE} writing every state the body wrote, skipped when it wrote none
  * (a rejected request);</li>
  * <li>the commit.</li>
  * </ol>
- * A charged request therefore takes three round trips and a rejected one two, one more
- * for a bucket's first decision. The statements are built once per number of keys and
+ * A charged request therefore takes three round trips and a rejected one two; a request
+ * whose buckets are all new takes one more, and one with new and old buckets two more. The statements are built once per number of keys and
  * run on plain JDBC (the driver prepares them on the server once they repeat), with
  * failures translated to Spring's {@link org.springframework.dao.DataAccessException}, a
  * {@link RuntimeException}, for the failover decorator to catch. {@link #read} is one
@@ -121,8 +124,14 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 			Step step = new Step(ids);
 			int found = query(connection, this.sql.lock(ids.length), ids, step);
 			if (found < ids.length) {
-				byte[][] missing = step.missing();
-				query(connection, this.sql.create(missing.length), missing, step);
+				if (found > 0) {
+					// creating the missing rows now would lock them after the ones held, out of
+					// the ids' order, and two requests could each wait for the other: give the
+					// locks back and take them all again in order
+					connection.rollback();
+					step = new Step(ids);
+				}
+				query(connection, this.sql.create(ids.length), step.sortedIds(), step);
 			}
 			T answer = body.apply(step);
 			step.writeBack(connection);
@@ -327,8 +336,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 		private final long[] expiries;
 
-		private final boolean[] found;
-
 		private final byte[] @Nullable [] written;
 
 		private final long[] writtenExpiries;
@@ -339,7 +346,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 			this.ids = ids;
 			this.states = new byte[ids.length][];
 			this.expiries = new long[ids.length];
-			this.found = new boolean[ids.length];
 			this.written = new byte[ids.length][];
 			this.writtenExpiries = new long[ids.length];
 		}
@@ -347,23 +353,17 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		/** One row: id, state, expiry and the database's time. */
 		void readRow(ResultSet row) throws SQLException {
 			int index = indexOf(row.getBytes(1));
-			this.found[index] = true;
 			this.states[index] = row.getBytes(2);
 			this.expiries[index] = row.getLong(3);
 			// the latest of the rows' times, each read once its row's last write was committed
 			this.now = Math.max(this.now, row.getLong(4));
 		}
 
-		/** The ids of the keys no row was found for, in the order the database sorts them. */
-		byte[][] missing() {
-			List<byte[]> missing = new ArrayList<>();
-			for (int i = 0; i < this.ids.length; i++) {
-				if (!this.found[i]) {
-					missing.add(this.ids[i]);
-				}
-			}
-			missing.sort(Arrays::compareUnsigned);
-			return missing.toArray(new byte[0][]);
+		/** Every id, in the order the database sorts them ({@code bytea}: unsigned bytes). */
+		byte[][] sortedIds() {
+			byte[][] sorted = this.ids.clone();
+			Arrays.sort(sorted, Arrays::compareUnsigned);
+			return sorted;
 		}
 
 		private int indexOf(byte[] id) {

@@ -56,19 +56,20 @@ final class JdbcStatements {
 	}
 
 	/**
-	 * Locks the rows that exist, in the order of their ids, answering each with the
-	 * database's time: read after the lock when another transaction changed the row
-	 * meanwhile (PostgreSQL evaluates such a row again), and otherwise after the last write
-	 * of the row was committed, so that a bucket's time never goes backwards.
+	 * Locks the rows that exist, in the order of their ids, and answers each with the
+	 * database's time, read by the outer query once the row is locked: a bucket's time then
+	 * never goes backwards, whoever held the row before.
 	 */
 	String lock(int keys) {
-		return cached(this.lock, keys, (count) -> "SELECT id, state, expires_at, " + DATABASE_CLOCK + " FROM "
-				+ this.table + " WHERE id IN (" + repeat("?", count) + ") ORDER BY id FOR UPDATE");
+		return cached(this.lock, keys, (count) -> "SELECT id, state, expires_at, " + DATABASE_CLOCK + " FROM (SELECT id, "
+				+ "state, expires_at FROM " + this.table + " WHERE id IN (" + repeat("?", count)
+				+ ") ORDER BY id FOR UPDATE) AS locked");
 	}
 
 	/**
-	 * Creates the rows that did not exist, in the order of their ids, and locks them; a row
-	 * another transaction created meanwhile is locked as it is and answered with its state.
+	 * Creates the missing rows and locks every row, in the order the ids are bound (the
+	 * caller sorts them as the database does); a row that exists, or that another
+	 * transaction created meanwhile, is locked as it is and answered with its state.
 	 */
 	String create(int keys) {
 		return cached(this.create, keys, (count) -> "INSERT INTO " + this.table + " AS b (id, state, expires_at) VALUES "

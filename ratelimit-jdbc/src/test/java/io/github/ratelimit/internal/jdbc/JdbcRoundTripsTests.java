@@ -81,6 +81,17 @@ class JdbcRoundTripsTests {
 	}
 
 	@Test
+	void aRequestWithKnownAndNewBucketsGivesItsLocksBackAndTakesThemAllInOrder() {
+		store.tryAcquire(this.request.subList(0, 1));
+		calls.clear();
+		assertThat(store.tryAcquire(this.request.subList(1, 3)).allowed()).isTrue();
+		calls.clear();
+		assertThat(store.tryAcquire(List.of(this.request.get(1), new Acquisition(this.limits.get(0), "newcomer", 1)))
+			.allowed()).isTrue();
+		assertThat(calls).containsExactly("executeQuery", "rollback", "executeQuery", "executeUpdate", "commit");
+	}
+
+	@Test
 	void aRejectedRequestWritesNothing() {
 		store.tryAcquire(this.request);
 		calls.clear();
