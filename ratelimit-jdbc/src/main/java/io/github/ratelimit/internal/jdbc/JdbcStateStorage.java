@@ -1,0 +1,383 @@
+package io.github.ratelimit.internal.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.github.ratelimit.store.AtomicStateStorage;
+import io.github.ratelimit.store.BucketKey;
+
+/**
+ * Bucket states in one PostgreSQL table, changed in transactions that lock the buckets'
+ * rows: {@link io.github.ratelimit.store.RateLimitStores#atomic} makes it a complete
+ * store, whose decisions every application instance sharing the database agrees on.
+ * <p>
+ * The table ({@code ratelimit_bucket} unless {@linkplain Builder#table named}) has one row
+ * per bucket: {@code id bytea PRIMARY KEY}, the SHA-256 of the limit name, a 0 byte and
+ * the identity, so that ids have one size whatever a client sends and no identity can
+ * name another's bucket; {@code state bytea}, as ratelimit-core encodes it; and
+ * {@code expires_at bigint}, the database time in microseconds after which the state no
+ * longer matters, indexed so that {@link #removeExpired} finds old rows without reading
+ * the others. {@link #createSchema()} runs the packaged script
+ * {@code io/github/ratelimit/internal/jdbc/schema-postgresql.sql}.
+ * <p>
+ * Time is the database's ({@code clock_timestamp()}), so instances whose clocks differ
+ * still decide on one clock.
+ * <p>
+ * An {@link #update} is one transaction on a connection of its own, never the caller's
+ * (a rolled-back business transaction must not give tokens back, and a long one must not
+ * hold a bucket's row), in three round trips whatever the number of limits:
+ * <ol>
+ * <li>one {@code INSERT … ON CONFLICT (id) DO UPDATE … RETURNING} over every key, in the
+ * given sorted order, which creates the missing rows and locks them all. A
+ * {@code SELECT … FOR UPDATE} locks no row that does not exist yet, so two transactions
+ * deciding a new bucket would both see it absent and both admit; inserting first makes
+ * the second wait for the first. The time is the latest of the times returned with the
+ * rows, read after every lock was held;</li>
+ * <li>one {@code UPDATE} writing every state the body wrote, skipped when it wrote none
+ * (a rejected request);</li>
+ * <li>the commit.</li>
+ * </ol>
+ * A charged request therefore takes three round trips and a rejected one two. The SQL is
+ * built once per number of keys. {@link #read} is one plain {@code SELECT}: it neither
+ * locks nor creates a row. Failures surface as Spring's
+ * {@link org.springframework.dao.DataAccessException}, a {@link RuntimeException}, for the
+ * failover decorator to catch.
+ */
+public final class JdbcStateStorage implements AtomicStateStorage {
+
+	/** The table's name unless {@link Builder#table} names another. */
+	public static final String DEFAULT_TABLE = "ratelimit_bucket";
+
+	private static final int ID_LENGTH = 32;
+
+	private final JdbcStatements sql;
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate lockingTransaction;
+
+	private final TransactionTemplate outsideTransaction;
+
+	private JdbcStateStorage(Builder builder) {
+		this.sql = new JdbcStatements(builder.table, builder.clock);
+		this.jdbc = new JdbcTemplate(builder.dataSource);
+		if (builder.queryTimeout != null) {
+			this.jdbc.setQueryTimeout(seconds(builder.queryTimeout));
+		}
+		DataSourceTransactionManager transactions = new DataSourceTransactionManager(builder.dataSource);
+		this.lockingTransaction = new TransactionTemplate(transactions);
+		this.lockingTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		// single statements run in auto-commit, on a connection of their own as well
+		this.outsideTransaction = new TransactionTemplate(transactions);
+		this.outsideTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+	}
+
+	/**
+	 * Starts building a storage over a data source.
+	 * @param dataSource connections to a PostgreSQL database
+	 * @return a builder
+	 */
+	public static Builder builder(DataSource dataSource) {
+		return new Builder(dataSource);
+	}
+
+	@Override
+	public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+		byte[][] ids = ids(keys);
+		return this.lockingTransaction.execute((status) -> {
+			Step step = new Step(ids);
+			this.jdbc.query(this.sql.lock(ids.length), (PreparedStatement statement) -> {
+				for (int i = 0; i < ids.length; i++) {
+					statement.setBytes(i + 1, ids[i]);
+				}
+			}, step::readRow);
+			T answer = body.apply(step);
+			step.writeBack();
+			return answer;
+		});
+	}
+
+	@Override
+	public <T> T read(List<BucketKey> keys, Function<Transaction, T> body) {
+		byte[][] ids = ids(keys);
+		Step step = this.outsideTransaction.execute((status) -> {
+			Step read = new Step(ids);
+			this.jdbc.query(this.sql.read(ids.length), (PreparedStatement statement) -> {
+				for (int i = 0; i < ids.length; i++) {
+					statement.setBytes(i + 1, ids[i]);
+				}
+			}, read::readRow);
+			return read;
+		});
+		// what the body writes is discarded: inspecting changes nothing
+		return body.apply(Objects.requireNonNull(step));
+	}
+
+	@Override
+	public boolean delete(BucketKey key) {
+		byte[] id = id(key);
+		Boolean held = this.outsideTransaction.execute((status) -> this.jdbc.query(this.sql.delete(),
+				(PreparedStatement statement) -> statement.setBytes(1, id),
+				(ResultSet rows) -> rows.next() && rows.getLong(1) > rows.getLong(2)));
+		return Boolean.TRUE.equals(held);
+	}
+
+	@Override
+	public void deleteAll() {
+		this.outsideTransaction.executeWithoutResult((status) -> this.jdbc.update(this.sql.deleteAll()));
+	}
+
+	/**
+	 * Returns {@code jdbc}, what metrics, health and the actuator endpoint call this store.
+	 * @return {@code jdbc}
+	 */
+	@Override
+	public String name() {
+		return "jdbc";
+	}
+
+	/**
+	 * Creates the table and its index unless they exist, with the packaged script; running
+	 * it again changes nothing.
+	 */
+	public void createSchema() {
+		this.outsideTransaction.executeWithoutResult((status) -> this.sql.schema().forEach(this.jdbc::execute));
+	}
+
+	/**
+	 * Deletes at most {@code batchSize} rows whose states expired by the database's time,
+	 * oldest first, skipping rows a decision holds now: it never waits for them. Call it
+	 * until it answers less than the batch size to remove every expired row.
+	 * @param batchSize most rows to delete, so that one call's transaction stays short
+	 * @return how many rows it deleted
+	 */
+	public int removeExpired(int batchSize) {
+		if (batchSize <= 0) {
+			throw new IllegalArgumentException("batchSize must be positive: " + batchSize);
+		}
+		Integer removed = this.lockingTransaction
+			.execute((status) -> this.jdbc.update(this.sql.removeExpired(), batchSize));
+		return (removed != null) ? removed : 0;
+	}
+
+	/**
+	 * Counts the rows the table holds now, expired or not.
+	 * @return the number of rows
+	 */
+	public long size() {
+		Long count = this.outsideTransaction
+			.execute((status) -> this.jdbc.queryForObject(this.sql.size(), Long.class));
+		return (count != null) ? count : 0;
+	}
+
+	/**
+	 * The table this storage keeps its rows in.
+	 * @return the table's name, as configured
+	 */
+	public String table() {
+		return this.sql.table();
+	}
+
+	/**
+	 * The id of a bucket's row: SHA-256 of the limit name, a 0 byte and the identity, in
+	 * UTF-8. The separator keeps ({@code "a"}, {@code "b|c"}) and ({@code "a|b"},
+	 * {@code "c"}) apart.
+	 */
+	static byte[] id(BucketKey key) {
+		MessageDigest digest = sha256();
+		digest.update(key.limitName().getBytes(StandardCharsets.UTF_8));
+		digest.update((byte) 0);
+		digest.update(key.identity().getBytes(StandardCharsets.UTF_8));
+		return digest.digest();
+	}
+
+	private static byte[][] ids(List<BucketKey> keys) {
+		byte[][] ids = new byte[keys.size()][];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = id(keys.get(i));
+		}
+		return ids;
+	}
+
+	private static MessageDigest sha256() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java runtime has SHA-256", ex);
+		}
+	}
+
+	/** A JDBC query timeout: whole seconds, rounded up so that a short timeout is not none. */
+	static int seconds(Duration timeout) {
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("queryTimeout must be positive: " + timeout);
+		}
+		long seconds = timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0);
+		return (int) Math.min(seconds, Integer.MAX_VALUE);
+	}
+
+	/**
+	 * The rows one call read, and what its body wrote.
+	 */
+	private final class Step implements Transaction {
+
+		private final byte[][] ids;
+
+		private final byte[] @Nullable [] states;
+
+		private final long[] expiries;
+
+		private final byte[] @Nullable [] written;
+
+		private final long[] writtenExpiries;
+
+		private long now = Long.MIN_VALUE;
+
+		Step(byte[][] ids) {
+			this.ids = ids;
+			this.states = new byte[ids.length][];
+			this.expiries = new long[ids.length];
+			this.written = new byte[ids.length][];
+			this.writtenExpiries = new long[ids.length];
+		}
+
+		/** One row: id, state, expiry and the database's time. */
+		void readRow(ResultSet row) throws SQLException {
+			int index = indexOf(row.getBytes(1));
+			this.states[index] = row.getBytes(2);
+			this.expiries[index] = row.getLong(3);
+			// the last row's time was read after every lock was held
+			this.now = Math.max(this.now, row.getLong(4));
+		}
+
+		private int indexOf(byte[] id) {
+			for (int i = 0; i < this.ids.length; i++) {
+				if (Arrays.equals(this.ids[i], id)) {
+					return i;
+				}
+			}
+			throw new IllegalStateException("The database answered a row that was not asked for");
+		}
+
+		@Override
+		public long nowMicros() {
+			return this.now;
+		}
+
+		@Override
+		public byte @Nullable [] state(int index) {
+			byte[] state = this.states[index];
+			return (state != null && this.expiries[index] > this.now) ? state.clone() : null;
+		}
+
+		@Override
+		public void write(int index, byte[] state, long expiresAtMicros) {
+			this.written[index] = state.clone();
+			this.writtenExpiries[index] = expiresAtMicros;
+		}
+
+		void writeBack() {
+			List<Integer> rows = new ArrayList<>(this.ids.length);
+			for (int i = 0; i < this.ids.length; i++) {
+				if (this.written[i] != null) {
+					rows.add(i);
+				}
+			}
+			if (rows.isEmpty()) {
+				return;
+			}
+			List<Object> parameters = new ArrayList<>(rows.size() * 3);
+			for (int i : rows) {
+				if (rows.size() == 1) {
+					parameters.addAll(List.of(this.written[i], this.writtenExpiries[i], this.ids[i]));
+				}
+				else {
+					parameters.addAll(List.of(this.ids[i], this.written[i], this.writtenExpiries[i]));
+				}
+			}
+			JdbcStateStorage.this.jdbc.update(JdbcStateStorage.this.sql.write(rows.size()), parameters.toArray());
+		}
+
+	}
+
+	/**
+	 * Builds a {@link JdbcStateStorage}.
+	 */
+	public static final class Builder {
+
+		private final DataSource dataSource;
+
+		private String table = DEFAULT_TABLE;
+
+		private @Nullable Duration queryTimeout;
+
+		private String clock = JdbcStatements.DATABASE_CLOCK;
+
+		private Builder(DataSource dataSource) {
+			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+		}
+
+		/**
+		 * Keeps the rows in this table instead of {@value JdbcStateStorage#DEFAULT_TABLE}.
+		 * @param table a plain SQL identifier (letters, digits and {@code _}), optionally
+		 * schema-qualified ({@code schema.table})
+		 * @return this builder
+		 * @throws IllegalArgumentException when the name is anything else
+		 */
+		public Builder table(String table) {
+			this.table = JdbcStatements.requireIdentifier(table);
+			return this;
+		}
+
+		/**
+		 * Gives each statement at most this long before the driver cancels it.
+		 * @param timeout the JDBC query timeout, rounded up to whole seconds
+		 * @return this builder
+		 */
+		public Builder queryTimeout(Duration timeout) {
+			seconds(Objects.requireNonNull(timeout, "queryTimeout must not be null"));
+			this.queryTimeout = timeout;
+			return this;
+		}
+
+		/**
+		 * Reads the storage's time with this SQL expression instead of the database's
+		 * clock in microseconds: the store contract decides at its own clock, and a storage
+		 * time far behind it keeps every state it writes from expiring.
+		 */
+		Builder clock(String expression) {
+			this.clock = expression;
+			return this;
+		}
+
+		/**
+		 * Builds the storage; the table must exist ({@link JdbcStateStorage#createSchema()}).
+		 * @return the storage
+		 */
+		public JdbcStateStorage build() {
+			return new JdbcStateStorage(this);
+		}
+
+	}
+
+}
