@@ -49,7 +49,10 @@ import io.github.ratelimit.store.RateLimitStores;
  * during the check, and must be admitted exactly that many times.
  * <p>
  * The limiters: {@code ours} (the store an application gets: every storage call on the
- * store's bounded pool), {@code ours-direct} (the same storage called on the caller's
+ * store's bounded pool, of twice as many threads as callers unless {@code --store-threads}
+ * says otherwise: the pool never queues, and a caller that asks again before the thread
+ * that answered it is back finds every thread busy when there are only as many as
+ * callers), {@code ours-direct} (the same storage called on the caller's
  * thread), {@code ours-2} (two limits per request, one transaction), {@code bucket4j}
  * (Bucket4j's {@code SELECT ... FOR UPDATE} proxy manager), {@code bucket4j-2} (two
  * limits, two buckets: two transactions) and, when {@code --redis-port} is given,
@@ -58,7 +61,7 @@ import io.github.ratelimit.store.RateLimitStores;
  * {@code java -cp benchmarks.jar io.github.ratelimit.benchmarks.jdbc.PostgresDecisionBenchmark
  * --port 5432 [--database bench] [--user postgres] [--seconds 5] [--warmup 2] [--rounds 3]
  * [--callers 1,64] [--workloads hot,many] [--limiters ours,bucket4j,ours-2,bucket4j-2]
- * [--identities 100000] [--prefill true] [--exact-capacity 2000] [--exact-callers 64]
+ * [--identities 100000] [--prefill true] [--store-threads 128] [--exact-capacity 2000] [--exact-callers 64]
  * [--server-pid PID --clock-ticks 100] [--redis-port PORT]}. The database must be one
  * created for the benchmark ({@code benchmarks/postgres-bench.sh} does), with Bucket4j's
  * table {@value PostgresDeciders#BUCKET4J_TABLE}; the harness creates this library's.
@@ -95,6 +98,7 @@ public final class PostgresDecisionBenchmark {
 			limiterNames.add("redis");
 		}
 		int poolSize = callerCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
+		int storeThreads = (int) options.number("store-threads", 2L * poolSize);
 
 		List<AutoCloseable> resources = new ArrayList<>();
 		try {
@@ -103,7 +107,7 @@ public final class PostgresDecisionBenchmark {
 			HikariDataSource bucket4jPool = PostgresDeciders.pool(url, user, poolSize, "bucket4j");
 			resources.add(bucket4jPool);
 			JdbcStateStorage storage = PostgresDeciders.storage(oursPool);
-			RateLimitStore store = PostgresDeciders.blockingStore(storage, poolSize);
+			RateLimitStore store = PostgresDeciders.blockingStore(storage, storeThreads);
 			resources.add(0, (AutoCloseable) store);
 			ProxyManager<String> proxies = PostgresDeciders.bucket4jProxies(bucket4jPool);
 			Map<String, Supplier<Decider>> factories = new LinkedHashMap<>();
@@ -134,9 +138,10 @@ public final class PostgresDecisionBenchmark {
 				ids[i] = "user-" + i;
 			}
 			System.out.printf(Locale.ROOT,
-					"# %s, %d cores, %s %s, pools of %d connections, %ds per run after %ds warm-up, %d identities%n",
+					"# %s, %d cores, %s %s, pools of %d connections, store threads %d, %ds per run after %ds warm-up, "
+							+ "%d identities%n",
 					serverVersion(oursPool), Runtime.getRuntime().availableProcessors(),
-					System.getProperty("java.vm.name"), System.getProperty("java.version"), poolSize,
+					System.getProperty("java.vm.name"), System.getProperty("java.version"), poolSize, storeThreads,
 					measure.toSeconds(), warmup.toSeconds(), identities);
 			for (Map.Entry<String, Decider> limiter : limiters.entrySet()) {
 				if (prefill && workloads.contains("many")) {
@@ -167,7 +172,8 @@ public final class PostgresDecisionBenchmark {
 							ClosedLoop.Result measured = ClosedLoop.run(decider, workload, callers, ids, measure);
 							Run result = new Run(measured,
 									(processCpuNanos() - clientCpu) / 1e3 / measured.decisions(),
-									(serverPid < 0) ? Double.NaN
+									// the Redis server is no PostgreSQL process
+									(serverPid < 0 || name.equals("redis")) ? Double.NaN
 											: (serverCpuNanos(serverPid, clockTicks) - serverCpu) / 1e3
 													/ measured.decisions());
 							results.computeIfAbsent(String.format(Locale.ROOT, "%s|%s|%04d", name, workload, callers),
@@ -191,6 +197,8 @@ public final class PostgresDecisionBenchmark {
 				resource.close();
 			}
 			resources.clear();
+			// the pools' backends have ended, and reported their counts as they did
+			tableStatistics(url, user, storage.table());
 			if (exactCapacity > 0) {
 				System.out.println();
 				System.out.println("| exactness | instances | callers | capacity | attempts | admitted | errors | exact |");
@@ -244,8 +252,8 @@ public final class PostgresDecisionBenchmark {
 		String identity = "exact-" + System.currentTimeMillis();
 		try (HikariDataSource first = PostgresDeciders.pool(url, user, half, "exact-1");
 				HikariDataSource second = PostgresDeciders.pool(url, user, half, "exact-2")) {
-			RateLimitStore one = PostgresDeciders.blockingStore(PostgresDeciders.storage(first), half);
-			RateLimitStore other = PostgresDeciders.blockingStore(PostgresDeciders.storage(second), half);
+			RateLimitStore one = PostgresDeciders.blockingStore(PostgresDeciders.storage(first), 2 * half);
+			RateLimitStore other = PostgresDeciders.blockingStore(PostgresDeciders.storage(second), 2 * half);
 			try {
 				exactness("ours", callers, capacity, identity,
 						(index) -> store(((index % 2) == 0) ? one : other, limit));
@@ -353,6 +361,31 @@ public final class PostgresDecisionBenchmark {
 							Integer.parseInt(name[2]), rate / other);
 				}
 			});
+		}
+	}
+
+	/**
+	 * What the runs did to both tables: rows inserted, row versions written by updates and
+	 * how many of them were heap-only (HOT: no index entry written), dead versions left.
+	 */
+	private static void tableStatistics(String url, String user, String oursTable) throws Exception {
+		try (HikariDataSource dataSource = PostgresDeciders.pool(url, user, 1, "statistics");
+				var connection = dataSource.getConnection();
+				var statement = connection.prepareStatement("SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, "
+						+ "n_dead_tup, pg_total_relation_size(relid) FROM pg_stat_user_tables WHERE relname IN (?, ?) "
+						+ "ORDER BY relname")) {
+			statement.setString(1, oursTable);
+			statement.setString(2, PostgresDeciders.BUCKET4J_TABLE);
+			try (var rows = statement.executeQuery()) {
+				System.out.println();
+				System.out.println("| table | rows inserted | rows updated | of which HOT | dead rows | size with indexes |");
+				System.out.println("|---|---|---|---|---|---|");
+				while (rows.next()) {
+					System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %d | %d MB |%n", rows.getString(1),
+							rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getLong(5),
+							rows.getLong(6) / (1024 * 1024));
+				}
+			}
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.HdrHistogram.Histogram;
 
@@ -54,6 +55,7 @@ public final class ClosedLoop {
 		AtomicLong admitted = new AtomicLong();
 		AtomicLong rejected = new AtomicLong();
 		AtomicLong errors = new AtomicLong();
+		AtomicReference<RuntimeException> firstError = new AtomicReference<>();
 		CountDownLatch ready = new CountDownLatch(callers);
 		CountDownLatch go = new CountDownLatch(1);
 		long[] deadline = new long[1];
@@ -90,6 +92,7 @@ public final class ClosedLoop {
 					}
 					catch (RuntimeException ex) {
 						failed++;
+						firstError.compareAndSet(null, ex);
 					}
 					histogram.recordValue(Math.min(HIGHEST_MICROS, (System.nanoTime() - start) / 1_000));
 				}
@@ -107,6 +110,10 @@ public final class ClosedLoop {
 			thread.join();
 		}
 		long elapsed = System.nanoTime() - started;
+		if (firstError.get() != null) {
+			// the errors column counts failures; this says what the first one was
+			System.err.println("# " + errors.get() + " decisions failed, the first with " + firstError.get());
+		}
 		Histogram latency = new Histogram(HIGHEST_MICROS, 3);
 		for (Histogram histogram : histograms) {
 			latency.add(histogram);
