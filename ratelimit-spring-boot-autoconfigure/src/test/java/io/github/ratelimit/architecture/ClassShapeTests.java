@@ -26,7 +26,7 @@ class ClassShapeTests {
 
 	/** The modules whose classes are on this module's test class path. */
 	private static final List<String> LOADED_MODULES = List.of("ratelimit-core", "ratelimit-redis",
-			"ratelimit-spring-boot-autoconfigure");
+			"ratelimit-jdbc", "ratelimit-spring-boot-autoconfigure");
 
 	@Test
 	void noMainClassIsOver500Lines() {

@@ -34,6 +34,15 @@ class PackageDependencyTests {
 	}
 
 	@Test
+	void jdbcModuleKnowsNoSpringBootNoWebStackAndNoOtherStore() {
+		assertThat(Sources.moduleImports("ratelimit-jdbc")).isNotEmpty()
+			.noneMatch((imported) -> imported.startsWith("org.springframework.boot")
+					|| imported.startsWith("org.springframework.web") || imported.startsWith("io.micrometer")
+					|| imported.startsWith("org.springframework.data.redis") || imported.startsWith("io.lettuce")
+					|| imported.startsWith(INTERNAL + "pipeline") || imported.startsWith(INTERNAL + "redis"));
+	}
+
+	@Test
 	void pipelineImportsNoWebStackAndNoFrontEnd() {
 		assertThat(Sources.imports(INTERNAL + "pipeline")).isNotEmpty()
 			.noneMatch((imported) -> imported.startsWith("jakarta.servlet")

@@ -17,7 +17,7 @@ final class Sources {
 
 	/** The published modules whose main sources make up the library. */
 	static final List<String> MODULES = List.of("ratelimit-core", "ratelimit-redis",
-			"ratelimit-spring-boot-autoconfigure", "ratelimit-spring-boot-test");
+			"ratelimit-jdbc", "ratelimit-spring-boot-autoconfigure", "ratelimit-spring-boot-test");
 
 	private static final Pattern IMPORT = Pattern.compile("^import (?:static )?([\\w.]+)(?:\\.\\*)?;", Pattern.MULTILINE);
 

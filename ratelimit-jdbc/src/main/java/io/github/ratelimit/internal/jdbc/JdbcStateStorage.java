@@ -18,6 +18,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -67,8 +68,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	/** The table's name unless {@link Builder#table} names another. */
 	public static final String DEFAULT_TABLE = "ratelimit_bucket";
 
-	private static final int ID_LENGTH = 32;
-
 	private final JdbcStatements sql;
 
 	private final JdbcTemplate jdbc;
@@ -78,7 +77,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	private final TransactionTemplate outsideTransaction;
 
 	private JdbcStateStorage(Builder builder) {
-		this.sql = new JdbcStatements(builder.table, builder.clock);
+		this.sql = new JdbcStatements(builder.table);
 		this.jdbc = new JdbcTemplate(builder.dataSource);
 		if (builder.queryTimeout != null) {
 			this.jdbc.setQueryTimeout(seconds(builder.queryTimeout));
@@ -86,7 +85,8 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(builder.dataSource);
 		this.lockingTransaction = new TransactionTemplate(transactions);
 		this.lockingTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		// single statements run in auto-commit, on a connection of their own as well
+		// single statements run in auto-commit, also on a connection of their own rather
+		// than in a caller's transaction that happens to hold one
 		this.outsideTransaction = new TransactionTemplate(transactions);
 		this.outsideTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
 	}
@@ -105,11 +105,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		byte[][] ids = ids(keys);
 		return this.lockingTransaction.execute((status) -> {
 			Step step = new Step(ids);
-			this.jdbc.query(this.sql.lock(ids.length), (PreparedStatement statement) -> {
-				for (int i = 0; i < ids.length; i++) {
-					statement.setBytes(i + 1, ids[i]);
-				}
-			}, step::readRow);
+			this.jdbc.query(this.sql.lock(ids.length), bind(ids), step::readRow);
 			T answer = body.apply(step);
 			step.writeBack();
 			return answer;
@@ -121,11 +117,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		byte[][] ids = ids(keys);
 		Step step = this.outsideTransaction.execute((status) -> {
 			Step read = new Step(ids);
-			this.jdbc.query(this.sql.read(ids.length), (PreparedStatement statement) -> {
-				for (int i = 0; i < ids.length; i++) {
-					statement.setBytes(i + 1, ids[i]);
-				}
-			}, read::readRow);
+			this.jdbc.query(this.sql.read(ids.length), bind(ids), read::readRow);
 			return read;
 		});
 		// what the body writes is discarded: inspecting changes nothing
@@ -208,6 +200,14 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		digest.update((byte) 0);
 		digest.update(key.identity().getBytes(StandardCharsets.UTF_8));
 		return digest.digest();
+	}
+
+	private static PreparedStatementSetter bind(byte[][] ids) {
+		return (statement) -> {
+			for (int i = 0; i < ids.length; i++) {
+				statement.setBytes(i + 1, ids[i]);
+			}
+		};
 	}
 
 	private static byte[][] ids(List<BucketKey> keys) {
@@ -331,8 +331,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 		private @Nullable Duration queryTimeout;
 
-		private String clock = JdbcStatements.DATABASE_CLOCK;
-
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		}
@@ -357,16 +355,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		public Builder queryTimeout(Duration timeout) {
 			seconds(Objects.requireNonNull(timeout, "queryTimeout must not be null"));
 			this.queryTimeout = timeout;
-			return this;
-		}
-
-		/**
-		 * Reads the storage's time with this SQL expression instead of the database's
-		 * clock in microseconds: the store contract decides at its own clock, and a storage
-		 * time far behind it keeps every state it writes from expiring.
-		 */
-		Builder clock(String expression) {
-			this.clock = expression;
 			return this;
 		}
 

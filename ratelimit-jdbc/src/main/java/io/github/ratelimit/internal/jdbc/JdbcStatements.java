@@ -27,17 +27,14 @@ final class JdbcStatements {
 
 	private final String table;
 
-	private final String clock;
-
 	private final Map<Integer, String> lock = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> write = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> read = new ConcurrentHashMap<>();
 
-	JdbcStatements(String table, String clock) {
+	JdbcStatements(String table) {
 		this.table = requireIdentifier(table);
-		this.clock = clock;
 	}
 
 	/**
@@ -63,7 +60,7 @@ final class JdbcStatements {
 	String lock(int keys) {
 		return cached(this.lock, keys, (count) -> "INSERT INTO " + this.table + " AS b (id, state, expires_at) VALUES "
 				+ repeat("(?, NULL, 0)", count) + " ON CONFLICT (id) DO UPDATE SET expires_at = b.expires_at"
-				+ " RETURNING b.id, b.state, b.expires_at, " + this.clock);
+				+ " RETURNING b.id, b.state, b.expires_at, " + DATABASE_CLOCK);
 	}
 
 	/** Writes the states of some locked rows: parameters id, state, expiry per row. */
@@ -77,12 +74,12 @@ final class JdbcStatements {
 
 	/** Reads some rows without locking or creating them: one answer per key, with the time. */
 	String read(int keys) {
-		return cached(this.read, keys, (count) -> "SELECT k.id, b.state, b.expires_at, " + this.clock + " FROM (VALUES "
+		return cached(this.read, keys, (count) -> "SELECT k.id, b.state, b.expires_at, " + DATABASE_CLOCK + " FROM (VALUES "
 				+ repeat("(?::bytea)", count) + ") AS k(id) LEFT JOIN " + this.table + " AS b ON b.id = k.id");
 	}
 
 	String delete() {
-		return "DELETE FROM " + this.table + " WHERE id = ? RETURNING expires_at, " + this.clock;
+		return "DELETE FROM " + this.table + " WHERE id = ? RETURNING expires_at, " + DATABASE_CLOCK;
 	}
 
 	String deleteAll() {
@@ -94,7 +91,7 @@ final class JdbcStatements {
 		// SKIP LOCKED: the rows a decision holds now are not expired for long, and
 		// cleaning up never waits for them
 		return "DELETE FROM " + this.table + " WHERE id IN (SELECT id FROM " + this.table + " WHERE expires_at < "
-				+ this.clock + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED)";
+				+ DATABASE_CLOCK + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED)";
 	}
 
 	String size() {

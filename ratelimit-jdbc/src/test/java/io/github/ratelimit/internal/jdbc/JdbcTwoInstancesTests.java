@@ -50,7 +50,9 @@ class JdbcTwoInstancesTests {
 				.table("ratelimit_instances")
 				.build();
 			instance.createSchema();
-			instances.add(RateLimitStores.atomic(instance, Duration.ofSeconds(30), CALLERS_PER_INSTANCE));
+			// the store's pool never queues, and a thread is free again only a moment after
+			// its caller has the answer: twice the callers, so that no call finds every one busy
+			instances.add(RateLimitStores.atomic(instance, Duration.ofSeconds(30), 2 * CALLERS_PER_INSTANCE));
 			storage = instance;
 		}
 	}
