@@ -55,8 +55,9 @@ import io.github.ratelimit.store.RateLimitStores;
  * callers), {@code ours-direct} (the same storage called on the caller's
  * thread), {@code ours-2} (two limits per request, one transaction), {@code bucket4j}
  * (Bucket4j's {@code SELECT ... FOR UPDATE} proxy manager), {@code bucket4j-2} (two
- * limits, two buckets: two transactions) and, when {@code --redis-port} is given,
- * {@code redis} (this library's Redis store).
+ * limits, two buckets: two transactions), {@code proto} and {@code proto-2} (the store
+ * over {@link SelectForUpdateStorage}, a sketch of the changes the results suggest) and,
+ * when {@code --redis-port} is given, {@code redis} (this library's Redis store).
  * <p>
  * {@code java -cp benchmarks.jar io.github.ratelimit.benchmarks.jdbc.PostgresDecisionBenchmark
  * --port 5432 [--database bench] [--user postgres] [--seconds 5] [--warmup 2] [--rounds 3]
@@ -114,6 +115,8 @@ public final class PostgresDecisionBenchmark {
 			factories.put("ours", () -> PostgresDeciders.ours(store));
 			factories.put("ours-direct", () -> PostgresDeciders.ours(RateLimitStores.atomic(storage)));
 			factories.put("ours-2", () -> PostgresDeciders.oursTwoLimits(store));
+			factories.put("proto", () -> PostgresDeciders.ours(sketch(oursPool, storeThreads, resources)));
+			factories.put("proto-2", () -> PostgresDeciders.oursTwoLimits(sketch(oursPool, storeThreads, resources)));
 			factories.put("bucket4j", () -> PostgresDeciders.bucket4j(proxies));
 			factories.put("bucket4j-2", () -> PostgresDeciders.bucket4jTwoLimits(proxies));
 			factories.put("redis", () -> {
@@ -223,6 +226,18 @@ public final class PostgresDecisionBenchmark {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The store over {@link SelectForUpdateStorage}, the sketch of the suggested changes, on
+	 * the same pool as the store's own (the runs never overlap).
+	 */
+	private static RateLimitStore sketch(HikariDataSource pool, int threads, List<AutoCloseable> resources) {
+		SelectForUpdateStorage storage = new SelectForUpdateStorage(pool);
+		storage.createSchema();
+		RateLimitStore store = RateLimitStores.atomic(storage, PostgresDeciders.STORE_TIMEOUT, threads);
+		resources.add(0, (AutoCloseable) store);
+		return store;
 	}
 
 	/** Decides once for every identity, with {@code callers} threads taking them in turn. */
@@ -352,7 +367,8 @@ public final class PostgresDecisionBenchmark {
 		System.out.println("| ratio of medians | keys | callers | decisions/s |");
 		System.out.println("|---|---|---|---|");
 		for (String[] pair : List.of(new String[] { "ours", "bucket4j" }, new String[] { "ours-2", "bucket4j-2" },
-				new String[] { "ours-direct", "bucket4j" }, new String[] { "ours-direct", "ours" })) {
+				new String[] { "ours-direct", "bucket4j" }, new String[] { "ours-direct", "ours" },
+				new String[] { "proto", "bucket4j" }, new String[] { "proto-2", "bucket4j-2" })) {
 			medians.forEach((key, rate) -> {
 				String[] name = key.split("\\|");
 				Double other = medians.get(pair[1] + "|" + name[1] + "|" + name[2]);
@@ -372,10 +388,11 @@ public final class PostgresDecisionBenchmark {
 		try (HikariDataSource dataSource = PostgresDeciders.pool(url, user, 1, "statistics");
 				var connection = dataSource.getConnection();
 				var statement = connection.prepareStatement("SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, "
-						+ "n_dead_tup, pg_total_relation_size(relid) FROM pg_stat_user_tables WHERE relname IN (?, ?) "
+						+ "n_dead_tup, pg_total_relation_size(relid) FROM pg_stat_user_tables WHERE relname IN (?, ?, ?) "
 						+ "ORDER BY relname")) {
 			statement.setString(1, oursTable);
 			statement.setString(2, PostgresDeciders.BUCKET4J_TABLE);
+			statement.setString(3, SelectForUpdateStorage.TABLE);
 			try (var rows = statement.executeQuery()) {
 				System.out.println();
 				System.out.println("| table | rows inserted | rows updated | of which HOT | dead rows | size with indexes |");
