@@ -1,5 +1,15 @@
 # Shared by the benchmark scripts: sourced, not run.
 
+# Sets JAR to the benchmarks jar (JAR, when set already, names another build's), and exits
+# with the build command when it is missing.
+benchmarks_jar() {
+  JAR=${JAR:-benchmarks/target/benchmarks.jar}
+  if [[ ! -f "$JAR" ]]; then
+    echo "Build first: ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests" >&2
+    exit 1
+  fi
+}
+
 # Prints a loopback port nothing listens on.
 free_port() {
   local port
