@@ -1,5 +1,15 @@
 # Shared by the benchmark scripts: sourced, not run.
 
+# Sets JAR to the benchmarks jar (JAR, when set already, names another build's), and exits
+# with the build command when it is missing.
+benchmarks_jar() {
+  JAR=${JAR:-benchmarks/target/benchmarks.jar}
+  if [[ ! -f "$JAR" ]]; then
+    echo "Build first: ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests" >&2
+    exit 1
+  fi
+}
+
 # Prints a loopback port nothing listens on.
 free_port() {
   local port
@@ -53,4 +63,36 @@ search_route() {
   ROUTE=(--ratelimit.routes[0].path="$1" --ratelimit.routes[0].methods=GET
     --ratelimit.routes[0].algorithm=sliding-window-counter --ratelimit.routes[0].capacity=1000000000
     --ratelimit.routes[0].period=1s --ratelimit.routes[0].key=ip)
+}
+
+# Starts a PostgreSQL server of its own (initdb in a new directory) on a free loopback port,
+# and stops it (and removes the directory) when the script exits. PostgreSQL refuses to run
+# as root, so as root the server runs as the user postgres, on a directory that user owns.
+# PG_BIN names the directory of initdb and pg_ctl (the first on PATH unless set); PG_OPTS
+# adds server settings (-c name=value ...) to max_connections=200; PG_CPUS, when set, pins
+# the server to those CPUs (taskset -c). Sets PG_WORK, PG_PORT and PG_PID (the postmaster).
+start_postgres() {
+  local bin=${PG_BIN:-$(dirname "$(command -v pg_ctl)")}
+  local as=()
+  PG_WORK=$(mktemp -d)
+  PG_PORT=$(free_port)
+  if [[ $(id -u) == 0 ]]; then
+    chown postgres "$PG_WORK"
+    as=(runuser -u postgres --)
+  fi
+  local pin=()
+  [[ -n "${PG_CPUS:-}" ]] && pin=(taskset -c "$PG_CPUS")
+  "${as[@]}" "$bin/initdb" -D "$PG_WORK/data" -U postgres -A trust -E UTF8 --no-instructions >"$PG_WORK/initdb.log"
+  trap 'stop_postgres' EXIT
+  # shellcheck disable=SC2086
+  "${pin[@]}" "${as[@]}" "$bin/pg_ctl" -D "$PG_WORK/data" -l "$PG_WORK/postgres.log" -w -o \
+    "-p $PG_PORT -k $PG_WORK -c listen_addresses=127.0.0.1 -c max_connections=200 ${PG_OPTS:-}" start >/dev/null
+  PG_PID=$(head -1 "$PG_WORK/data/postmaster.pid")
+  PG_STOP=("${as[@]}" "$bin/pg_ctl" -D "$PG_WORK/data" -m fast -w stop)
+  PSQL=("${as[@]}" psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1 -q)
+}
+
+stop_postgres() {
+  "${PG_STOP[@]}" >/dev/null 2>&1 || true
+  rm -rf "$PG_WORK"
 }

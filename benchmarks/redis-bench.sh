@@ -14,13 +14,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-JAR=${JAR:-benchmarks/target/benchmarks.jar}
-if [[ ! -f "$JAR" ]]; then
-  echo "Build first: ./mvnw -B -ntp -q -pl benchmarks -am package -DskipTests" >&2
-  exit 1
-fi
-
 source benchmarks/bench-lib.sh
+benchmarks_jar
 
 start_redis
 

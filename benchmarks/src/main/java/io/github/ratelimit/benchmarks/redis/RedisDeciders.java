@@ -22,6 +22,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.benchmarks.loop.ClosedLoop.Decider;
 import io.github.ratelimit.internal.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
@@ -33,7 +34,7 @@ import io.github.ratelimit.store.RateLimitResult;
  * of {@link #CAPACITY} tokens refilled at {@link #CAPACITY} per second, so that every
  * decision admits and the benchmark measures what a decision costs, not a rejection.
  */
-final class RedisDeciders {
+public final class RedisDeciders {
 
 	/** Bucket size and tokens refilled per second. */
 	static final long CAPACITY = 1_000_000_000L;
@@ -52,19 +53,6 @@ final class RedisDeciders {
 	private RedisDeciders() {
 	}
 
-	/** Decides one request. */
-	@FunctionalInterface
-	interface Decider {
-
-		/**
-		 * Decides one request of cost 1.
-		 * @param identity whose bucket pays
-		 * @return whether the request is admitted
-		 */
-		boolean decide(String identity);
-
-	}
-
 	/** The limit every decider enforces, as this library's {@link RateLimit}. */
 	static RateLimit limit() {
 		return new RateLimit(LIMIT_NAME, Algorithm.TOKEN_BUCKET, CAPACITY, CAPACITY, Duration.ofSeconds(1));
@@ -73,8 +61,10 @@ final class RedisDeciders {
 	/**
 	 * This library's store, built as the auto-configuration builds it (a Lettuce factory
 	 * and the default timeout), with its script loaded ahead of the first call.
+	 * @param connectionFactory the connections to Redis
+	 * @return a decider over the store
 	 */
-	static Decider ours(LettuceConnectionFactory connectionFactory) {
+	public static Decider ours(LettuceConnectionFactory connectionFactory) {
 		RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
 			.keyPrefix(KEY_PREFIX)
 			.timeout(STORE_TIMEOUT)

@@ -13,10 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
@@ -27,14 +24,15 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
 import io.lettuce.core.resource.EpollProvider;
-import org.HdrHistogram.Histogram;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.benchmarks.redis.RedisDeciders.Decider;
+import io.github.ratelimit.benchmarks.loop.ClosedLoop;
+import io.github.ratelimit.benchmarks.loop.ClosedLoop.Decider;
+import io.github.ratelimit.benchmarks.loop.Options;
 import io.github.ratelimit.internal.core.AlgorithmSpec;
 import io.github.ratelimit.internal.redis.RedisRateLimitStore;
 import io.github.ratelimit.internal.redis.RedisScripts;
@@ -63,8 +61,6 @@ import io.github.ratelimit.store.RateLimit;
  */
 public final class RedisDecisionBenchmark {
 
-	private static final long HIGHEST_MICROS = TimeUnit.SECONDS.toMicros(10);
-
 	/** Name of the runs of {@code redis-benchmark} calling the store's function. */
 	private static final String CEILING = "redis-benchmark";
 
@@ -89,20 +85,20 @@ public final class RedisDecisionBenchmark {
 			System.out.print(RedisScripts.acquireFunction(List.of(AlgorithmSpec.of(Algorithm.TOKEN_BUCKET))).library());
 			return;
 		}
-		Map<String, String> options = options(args);
-		String host = options.getOrDefault("host", "127.0.0.1");
-		int port = Integer.parseInt(required(options, "port"));
-		Duration measure = Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", "8")));
-		Duration warmup = Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", "2")));
-		int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-		int identities = Integer.parseInt(options.getOrDefault("identities", "100000"));
-		List<Integer> callerCounts = Arrays.stream(options.getOrDefault("callers", "1,8,64").split(","))
+		Options options = Options.parse(args);
+		String host = options.get("host", "127.0.0.1");
+		int port = Integer.parseInt(options.required("port"));
+		Duration measure = Duration.ofSeconds(Long.parseLong(options.get("seconds", "8")));
+		Duration warmup = Duration.ofSeconds(Long.parseLong(options.get("warmup", "2")));
+		int rounds = Integer.parseInt(options.get("rounds", "3"));
+		int identities = Integer.parseInt(options.get("identities", "100000"));
+		List<Integer> callerCounts = Arrays.stream(options.get("callers", "1,8,64").split(","))
 			.map(Integer::parseInt)
 			.toList();
-		List<String> workloads = List.of(options.getOrDefault("workloads", "hot,many").split(","));
-		List<String> limiterNames = List.of(options.getOrDefault("limiters", "ours,bucket4j,gateway").split(","));
-		long ceilingRequests = Long.parseLong(options.getOrDefault("ceiling-requests", "50000"));
-		String redisBenchmark = options.getOrDefault("redis-benchmark", "redis-benchmark");
+		List<String> workloads = List.of(options.get("workloads", "hot,many").split(","));
+		List<String> limiterNames = List.of(options.get("limiters", "ours,bucket4j,gateway").split(","));
+		long ceilingRequests = Long.parseLong(options.get("ceiling-requests", "50000"));
+		String redisBenchmark = options.get("redis-benchmark", "redis-benchmark");
 
 		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(host, port),
@@ -254,73 +250,9 @@ public final class RedisDecisionBenchmark {
 	/** Runs {@code callers} threads deciding in a closed loop for {@code duration}. */
 	private static Run run(Decider decider, String workload, int callers, String[] ids, Duration duration)
 			throws InterruptedException {
-		boolean hot = workload.equals("hot");
-		if (!hot && !workload.equals("many")) {
-			throw new IllegalArgumentException("--workloads: hot or many, not " + workload);
-		}
-		Histogram[] histograms = new Histogram[callers];
-		AtomicLong admitted = new AtomicLong();
-		AtomicLong rejected = new AtomicLong();
-		AtomicLong errors = new AtomicLong();
-		CountDownLatch ready = new CountDownLatch(callers);
-		CountDownLatch go = new CountDownLatch(1);
-		long[] deadline = new long[1];
-		Thread[] threads = new Thread[callers];
-		for (int t = 0; t < callers; t++) {
-			Histogram histogram = new Histogram(HIGHEST_MICROS, 3);
-			histograms[t] = histogram;
-			threads[t] = new Thread(() -> {
-				ThreadLocalRandom random = ThreadLocalRandom.current();
-				long yes = 0;
-				long no = 0;
-				long failed = 0;
-				ready.countDown();
-				try {
-					go.await();
-				}
-				catch (InterruptedException ex) {
-					return;
-				}
-				long end = deadline[0];
-				while (true) {
-					String identity = hot ? "hot" : ids[random.nextInt(ids.length)];
-					long start = System.nanoTime();
-					if (start - end >= 0) {
-						break;
-					}
-					try {
-						if (decider.decide(identity)) {
-							yes++;
-						}
-						else {
-							no++;
-						}
-					}
-					catch (RuntimeException ex) {
-						failed++;
-					}
-					histogram.recordValue(Math.min(HIGHEST_MICROS, (System.nanoTime() - start) / 1_000));
-				}
-				admitted.addAndGet(yes);
-				rejected.addAndGet(no);
-				errors.addAndGet(failed);
-			}, "caller-" + t);
-			threads[t].start();
-		}
-		ready.await();
-		long started = System.nanoTime();
-		deadline[0] = started + duration.toNanos();
-		go.countDown();
-		for (Thread thread : threads) {
-			thread.join();
-		}
-		long elapsed = System.nanoTime() - started;
-		Histogram latency = new Histogram(HIGHEST_MICROS, 3);
-		for (Histogram histogram : histograms) {
-			latency.add(histogram);
-		}
-		return new Run(admitted.get() + rejected.get() + errors.get(), admitted.get(), errors.get(), elapsed,
-				latency.getValueAtPercentile(50), latency.getValueAtPercentile(99));
+		ClosedLoop.Result result = ClosedLoop.run(decider, workload, callers, ids, duration);
+		return new Run(result.decisions(), result.admitted(), result.errors(), result.elapsedNanos(),
+				result.p50Micros(), result.p99Micros());
 	}
 
 	/**
@@ -425,25 +357,6 @@ public final class RedisDecisionBenchmark {
 			.append('=')
 			.append(String.format(Locale.ROOT, "%.2f", calls)));
 		return text.toString();
-	}
-
-	private static Map<String, String> options(String[] args) {
-		Map<String, String> options = new LinkedHashMap<>();
-		for (int i = 0; i < args.length; i++) {
-			if (!args[i].startsWith("--") || i + 1 >= args.length) {
-				throw new IllegalArgumentException("Expected --name value pairs, got " + args[i]);
-			}
-			options.put(args[i].substring(2), args[++i]);
-		}
-		return options;
-	}
-
-	private static String required(Map<String, String> options, String name) {
-		String value = options.get(name);
-		if (value == null) {
-			throw new IllegalArgumentException("--" + name + " is required");
-		}
-		return value;
 	}
 
 	/** One measured run. */
