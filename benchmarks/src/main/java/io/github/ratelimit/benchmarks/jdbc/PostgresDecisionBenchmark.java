@@ -49,20 +49,17 @@ import io.github.ratelimit.store.RateLimitStores;
  * during the check, and must be admitted exactly that many times.
  * <p>
  * The limiters: {@code ours} (the store an application gets: every storage call on the
- * store's bounded pool, of twice as many threads as callers unless {@code --store-threads}
- * says otherwise: the pool never queues, and a caller that asks again before the thread
- * that answered it is back finds every thread busy when there are only as many as
- * callers), {@code ours-direct} (the same storage called on the caller's
- * thread), {@code ours-2} (two limits per request, one transaction), {@code bucket4j}
- * (Bucket4j's {@code SELECT ... FOR UPDATE} proxy manager), {@code bucket4j-2} (two
- * limits, two buckets: two transactions), {@code proto} and {@code proto-2} (the store
- * over {@link SelectForUpdateStorage}, a sketch of the changes the results suggest) and,
- * when {@code --redis-port} is given, {@code redis} (this library's Redis store).
+ * store's bounded pool, of as many threads as callers unless {@code --store-threads} says
+ * otherwise, as {@code ratelimit.jdbc.threads} is sized), {@code ours-direct} (the same
+ * storage called on the caller's thread), {@code ours-2} (two limits per request, one
+ * transaction), {@code bucket4j} (Bucket4j's {@code SELECT ... FOR UPDATE} proxy
+ * manager), {@code bucket4j-2} (two limits, two buckets: two transactions) and, when
+ * {@code --redis-port} is given, {@code redis} (this library's Redis store).
  * <p>
  * {@code java -cp benchmarks.jar io.github.ratelimit.benchmarks.jdbc.PostgresDecisionBenchmark
  * --port 5432 [--database bench] [--user postgres] [--seconds 5] [--warmup 2] [--rounds 3]
  * [--callers 1,64] [--workloads hot,many] [--limiters ours,bucket4j,ours-2,bucket4j-2]
- * [--identities 100000] [--prefill true] [--store-threads 128] [--exact-capacity 2000] [--exact-callers 64]
+ * [--identities 100000] [--prefill true] [--store-threads 64] [--exact-capacity 2000] [--exact-callers 64]
  * [--server-pid PID --clock-ticks 100] [--redis-port PORT]}. The database must be one
  * created for the benchmark ({@code benchmarks/postgres-bench.sh} does), with Bucket4j's
  * table {@value PostgresDeciders#BUCKET4J_TABLE}; the harness creates this library's.
@@ -99,7 +96,7 @@ public final class PostgresDecisionBenchmark {
 			limiterNames.add("redis");
 		}
 		int poolSize = callerCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
-		int storeThreads = (int) options.number("store-threads", 2L * poolSize);
+		int storeThreads = (int) options.number("store-threads", poolSize);
 
 		List<AutoCloseable> resources = new ArrayList<>();
 		try {
@@ -115,8 +112,6 @@ public final class PostgresDecisionBenchmark {
 			factories.put("ours", () -> PostgresDeciders.ours(store));
 			factories.put("ours-direct", () -> PostgresDeciders.ours(RateLimitStores.atomic(storage)));
 			factories.put("ours-2", () -> PostgresDeciders.oursTwoLimits(store));
-			factories.put("proto", () -> PostgresDeciders.ours(sketch(oursPool, storeThreads, resources)));
-			factories.put("proto-2", () -> PostgresDeciders.oursTwoLimits(sketch(oursPool, storeThreads, resources)));
 			factories.put("bucket4j", () -> PostgresDeciders.bucket4j(proxies));
 			factories.put("bucket4j-2", () -> PostgresDeciders.bucket4jTwoLimits(proxies));
 			factories.put("redis", () -> {
@@ -228,18 +223,6 @@ public final class PostgresDecisionBenchmark {
 		}
 	}
 
-	/**
-	 * The store over {@link SelectForUpdateStorage}, the sketch of the suggested changes, on
-	 * the same pool as the store's own (the runs never overlap).
-	 */
-	private static RateLimitStore sketch(HikariDataSource pool, int threads, List<AutoCloseable> resources) {
-		SelectForUpdateStorage storage = new SelectForUpdateStorage(pool);
-		storage.createSchema();
-		RateLimitStore store = RateLimitStores.atomic(storage, PostgresDeciders.STORE_TIMEOUT, threads);
-		resources.add(0, (AutoCloseable) store);
-		return store;
-	}
-
 	/** Decides once for every identity, with {@code callers} threads taking them in turn. */
 	private static void prefill(Decider decider, String[] ids, int callers) throws InterruptedException {
 		AtomicInteger next = new AtomicInteger();
@@ -267,8 +250,8 @@ public final class PostgresDecisionBenchmark {
 		String identity = "exact-" + System.currentTimeMillis();
 		try (HikariDataSource first = PostgresDeciders.pool(url, user, half, "exact-1");
 				HikariDataSource second = PostgresDeciders.pool(url, user, half, "exact-2")) {
-			RateLimitStore one = PostgresDeciders.blockingStore(PostgresDeciders.storage(first), 2 * half);
-			RateLimitStore other = PostgresDeciders.blockingStore(PostgresDeciders.storage(second), 2 * half);
+			RateLimitStore one = PostgresDeciders.blockingStore(PostgresDeciders.storage(first), half);
+			RateLimitStore other = PostgresDeciders.blockingStore(PostgresDeciders.storage(second), half);
 			try {
 				exactness("ours", callers, capacity, identity,
 						(index) -> store(((index % 2) == 0) ? one : other, limit));
@@ -367,8 +350,7 @@ public final class PostgresDecisionBenchmark {
 		System.out.println("| ratio of medians | keys | callers | decisions/s |");
 		System.out.println("|---|---|---|---|");
 		for (String[] pair : List.of(new String[] { "ours", "bucket4j" }, new String[] { "ours-2", "bucket4j-2" },
-				new String[] { "ours-direct", "bucket4j" }, new String[] { "ours-direct", "ours" },
-				new String[] { "proto", "bucket4j" }, new String[] { "proto-2", "bucket4j-2" })) {
+				new String[] { "ours-direct", "bucket4j" }, new String[] { "ours-direct", "ours" })) {
 			medians.forEach((key, rate) -> {
 				String[] name = key.split("\\|");
 				Double other = medians.get(pair[1] + "|" + name[1] + "|" + name[2]);
@@ -388,11 +370,10 @@ public final class PostgresDecisionBenchmark {
 		try (HikariDataSource dataSource = PostgresDeciders.pool(url, user, 1, "statistics");
 				var connection = dataSource.getConnection();
 				var statement = connection.prepareStatement("SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, "
-						+ "n_dead_tup, pg_total_relation_size(relid) FROM pg_stat_user_tables WHERE relname IN (?, ?, ?) "
+						+ "n_dead_tup, pg_total_relation_size(relid) FROM pg_stat_user_tables WHERE relname IN (?, ?) "
 						+ "ORDER BY relname")) {
 			statement.setString(1, oursTable);
 			statement.setString(2, PostgresDeciders.BUCKET4J_TABLE);
-			statement.setString(3, SelectForUpdateStorage.TABLE);
 			try (var rows = statement.executeQuery()) {
 				System.out.println();
 				System.out.println("| table | rows inserted | rows updated | of which HOT | dead rows | size with indexes |");

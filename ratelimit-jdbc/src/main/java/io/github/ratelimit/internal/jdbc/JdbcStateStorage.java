@@ -40,8 +40,11 @@ import io.github.ratelimit.store.BucketKey;
  * the identity, so that ids have one size whatever a client sends and no identity can
  * name another's bucket; {@code state bytea}, as ratelimit-core encodes it; and
  * {@code expires_at bigint}, the database time in microseconds after which the state no
- * longer matters, indexed so that {@link #removeExpired} finds old rows without reading
- * the others. {@link #createSchema()} runs the packaged script
+ * longer matters. Nothing else is indexed, and each page keeps room for new versions
+ * ({@code fillfactor = 90}): every decision rewrites {@code state} and
+ * {@code expires_at}, which then stays a heap-only update, with no index entry to add;
+ * {@link #removeExpired} scans for old rows instead, in the background and a batch at a
+ * time. {@link #createSchema()} runs the packaged script
  * {@code io/github/ratelimit/internal/jdbc/schema-postgresql.sql}.
  * <p>
  * Time is the database's ({@code clock_timestamp()}), so instances whose clocks differ
@@ -184,7 +187,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 	/**
 	 * Deletes at most {@code batchSize} rows whose states expired by the database's time,
-	 * oldest first, skipping rows a decision holds now: it never waits for them. Call it
+	 * the first a scan finds, skipping rows a decision holds now: it never waits for them. Call it
 	 * until it answers less than the batch size to remove every expired row.
 	 * @param batchSize most rows to delete, so that one call's transaction stays short
 	 * @return how many rows it deleted
