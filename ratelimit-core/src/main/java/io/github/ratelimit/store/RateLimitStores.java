@@ -61,10 +61,13 @@ public final class RateLimitStores {
 
 	/**
 	 * A store over an engine's {@link AtomicStateStorage} that blocks (such as a database
-	 * over JDBC): every storage call runs on a pool of the store's own of at most
-	 * {@code threads} threads, a caller waits at most {@code timeout} for it (then the call
-	 * fails, and a {@link Builder#fallback fallback} decides), and the asynchronous methods
-	 * never hold the caller's thread. Close the store when the application stops.
+	 * over JDBC). At most {@code threads} storage calls run at once; a call beyond them
+	 * fails at once, for a {@link Builder#fallback fallback} to decide. A caller that may
+	 * block runs its call itself, without a hand-off between threads, and is interrupted
+	 * after {@code timeout}, which ends a wait for a pooled connection (the storage bounds
+	 * its own I/O by the same time; the interrupt never outlives the call). Asynchronous
+	 * calls run on threads of the store's own and fail after {@code timeout}, so an event
+	 * loop never waits. Close the store when the application stops.
 	 * @param storage the storage, which reads and writes states atomically
 	 * @param timeout longest wait for one storage call
 	 * @param threads most storage calls running at once

@@ -22,12 +22,12 @@ public class RateLimitJdbcProperties {
 	private boolean initializeSchema;
 
 	/**
-	 * Longest time a request waits for the database; then the fallback (or a 503 for fail-closed limits) answers.
+	 * Longest time a request waits for the database, a pooled connection included; then the fallback (or a 503) answers.
 	 */
 	private Duration timeout = Duration.ofMillis(500);
 
 	/**
-	 * Most database calls of the store running at once; a call beyond them is decided by the fallback.
+	 * Most database calls of the store running at once; a call beyond them is decided by the fallback at once.
 	 */
 	private int threads = 32;
 

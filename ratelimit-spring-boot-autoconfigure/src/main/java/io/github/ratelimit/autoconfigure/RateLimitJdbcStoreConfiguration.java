@@ -35,10 +35,11 @@ import io.github.ratelimit.store.RateLimitStores;
 /**
  * The PostgreSQL store, when {@code ratelimit.store=jdbc} names it: buckets in a table of
  * the application's {@link DataSource}, decided at the database's time, with the same
- * fallback and circuit breaker as Redis. Its calls run on a bounded pool of the store's
- * own, so that a request (or an event loop) never waits on JDBC longer than
- * {@code ratelimit.jdbc.timeout}; expired rows are removed in bounded batches on a thread
- * of its own. Both stop with the context.
+ * fallback and circuit breaker as Redis. A request waits on JDBC no longer than
+ * {@code ratelimit.jdbc.timeout}, at most {@code ratelimit.jdbc.threads} calls run at
+ * once, and reactive decisions run on threads of the store's own, never on an event loop;
+ * expired rows are removed in bounded batches on a thread of its own. All stop with the
+ * context.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = { "org.springframework.jdbc.core.simple.JdbcClient",

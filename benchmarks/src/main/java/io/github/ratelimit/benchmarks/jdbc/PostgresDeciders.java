@@ -81,19 +81,20 @@ final class PostgresDeciders {
 	}
 
 	/**
-	 * This library's PostgreSQL storage on the pool, with its table created as an
-	 * application's start-up would.
+	 * This library's PostgreSQL storage on the pool, as the auto-configuration builds it
+	 * (statement and network timeouts of {@link #STORE_TIMEOUT}), with its table created as
+	 * an application's start-up would.
 	 */
 	static JdbcStateStorage storage(DataSource dataSource) {
-		JdbcStateStorage storage = JdbcStateStorage.builder(dataSource).build();
+		JdbcStateStorage storage = JdbcStateStorage.builder(dataSource).queryTimeout(STORE_TIMEOUT).build();
 		storage.createSchema();
 		return storage;
 	}
 
 	/**
-	 * This library's store over the storage as an application gets it: every call on the
-	 * store's bounded pool of {@code threads}, callers waiting at most
-	 * {@link #STORE_TIMEOUT}. A close of the store stops its pool.
+	 * This library's store over the storage as an application gets it: at most
+	 * {@code threads} calls at once, each caller deciding on its own thread and waiting at
+	 * most {@link #STORE_TIMEOUT}. A close of the store stops its threads.
 	 */
 	static RateLimitStore blockingStore(JdbcStateStorage storage, int threads) {
 		return RateLimitStores.atomic(storage, STORE_TIMEOUT, threads);

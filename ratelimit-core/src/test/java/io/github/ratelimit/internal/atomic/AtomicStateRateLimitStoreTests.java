@@ -94,10 +94,12 @@ class AtomicStateRateLimitStoreTests {
 		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(hanging)
 			.blocking(Duration.ofMillis(50), 1)
 			.build()) {
+			// the caller's own call is interrupted at its deadline, and the interrupt taken back
 			assertThatExceptionOfType(RuntimeException.class)
 				.isThrownBy(() -> store.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1))))
 				.withMessageContaining("did not answer within");
-			// the one thread still hangs and one call waits in the queue: the next fails at once
+			assertThat(Thread.currentThread().isInterrupted()).isFalse();
+			// an asynchronous call hangs on the store's one thread: the next call fails at once
 			store.tryAcquireAsync(List.of(new Acquisition(this.hourly, "carol", 1)), 0);
 			assertThatExceptionOfType(RuntimeException.class)
 				.isThrownBy(() -> store.tryAcquire(List.of(new Acquisition(this.hourly, "bob", 1))))
@@ -109,14 +111,37 @@ class AtomicStateRateLimitStoreTests {
 	}
 
 	@Test
-	void aCallerCallingAgainAtOnceFindsTheThreadThatJustAnsweredIt() {
+	void aCallerCallingAgainAtOnceFindsTheThreadThatJustAnsweredIt() throws Exception {
 		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros);
 		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage)
 			.blocking(Duration.ofSeconds(5), 1)
 			.build()) {
 			for (int i = 0; i < 2_000; i++) {
-				assertThat(store.tryAcquire(List.of(new Acquisition(this.hourly, "caller-" + i, 1))).allowed()).isTrue();
+				List<Acquisition> one = List.of(new Acquisition(this.hourly, "caller-" + i, 1));
+				assertThat(store.tryAcquireAsync(one, 0).toCompletableFuture().get(5, TimeUnit.SECONDS).allowed())
+					.isTrue();
 			}
+		}
+	}
+
+	@Test
+	void aBlockingStorageDecidesOnItsCallersThreadWithoutAHandOff() {
+		AtomicReference<String> thread = new AtomicReference<>();
+		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros) {
+
+			@Override
+			public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+				thread.set(Thread.currentThread().getName());
+				return super.update(keys, body);
+			}
+
+		};
+		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage)
+			.blocking(Duration.ofSeconds(5), 2)
+			.build()) {
+			assertThat(store.tryAcquire(List.of(new Acquisition(this.hourly, "alice", 1))).allowed()).isTrue();
+			assertThat(thread.get()).isEqualTo(Thread.currentThread().getName());
+			assertThat(Thread.currentThread().isInterrupted()).isFalse();
 		}
 	}
 

@@ -88,6 +88,8 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 	private final int queryTimeoutSeconds;
 
+	private final int networkTimeoutMillis;
+
 	private final SQLExceptionTranslator translator = new SQLExceptionSubclassTranslator();
 
 	private final JdbcTemplate jdbc;
@@ -100,6 +102,8 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		this.sql = new JdbcStatements(builder.table);
 		this.dataSource = builder.dataSource;
 		this.queryTimeoutSeconds = (builder.queryTimeout != null) ? seconds(builder.queryTimeout) : 0;
+		this.networkTimeoutMillis = (builder.queryTimeout != null)
+				? (int) Math.min(Integer.MAX_VALUE, Math.max(1, builder.queryTimeout.toMillis())) : 0;
 		this.jdbc = new JdbcTemplate(builder.dataSource);
 		this.jdbc.setQueryTimeout(this.queryTimeoutSeconds);
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(builder.dataSource);
@@ -239,6 +243,11 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	 */
 	private <T> T withConnection(String task, boolean transaction, SqlWork<T> work) {
 		try (Connection connection = this.dataSource.getConnection()) {
+			if (this.networkTimeoutMillis > 0) {
+				// a database that stops answering holds the caller no longer than the timeout
+				// (the pool puts the connection's own back when it is returned)
+				connection.setNetworkTimeout(Runnable::run, this.networkTimeoutMillis);
+			}
 			boolean autoCommit = connection.getAutoCommit();
 			if (!transaction && autoCommit) {
 				return work.run(connection);
@@ -456,8 +465,10 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		}
 
 		/**
-		 * Gives each statement at most this long before the driver cancels it.
-		 * @param timeout the JDBC query timeout, rounded up to whole seconds
+		 * Gives each statement at most this long before the driver cancels it, and each read
+		 * from the database's socket at most this long before the connection fails.
+		 * @param timeout the JDBC query timeout (rounded up to whole seconds) and network
+		 * timeout
 		 * @return this builder
 		 */
 		public Builder queryTimeout(Duration timeout) {
