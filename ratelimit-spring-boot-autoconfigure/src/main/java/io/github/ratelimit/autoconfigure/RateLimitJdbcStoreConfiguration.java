@@ -64,7 +64,7 @@ class RateLimitJdbcStoreConfiguration implements DisposableBean {
 		validate(jdbc);
 		JdbcStateStorage storage;
 		try {
-			storage = JdbcStateStorage.builder(dataSource).table(jdbc.getTable()).queryTimeout(jdbc.getTimeout()).build();
+			storage = JdbcStateStorage.builder(dataSource).table(jdbc.getTable()).timeout(jdbc.getTimeout()).build();
 		}
 		catch (IllegalArgumentException ex) {
 			throw new RateLimitConfigurationException("ratelimit.jdbc.table", ex.getMessage(),

@@ -86,7 +86,7 @@ final class PostgresDeciders {
 	 * an application's start-up would.
 	 */
 	static JdbcStateStorage storage(DataSource dataSource) {
-		JdbcStateStorage storage = JdbcStateStorage.builder(dataSource).queryTimeout(STORE_TIMEOUT).build();
+		JdbcStateStorage storage = JdbcStateStorage.builder(dataSource).timeout(STORE_TIMEOUT).build();
 		storage.createSchema();
 		return storage;
 	}

@@ -101,9 +101,9 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	private JdbcStateStorage(Builder builder) {
 		this.sql = new JdbcStatements(builder.table);
 		this.dataSource = builder.dataSource;
-		this.queryTimeoutSeconds = (builder.queryTimeout != null) ? seconds(builder.queryTimeout) : 0;
-		this.networkTimeoutMillis = (builder.queryTimeout != null)
-				? (int) Math.min(Integer.MAX_VALUE, Math.max(1, builder.queryTimeout.toMillis())) : 0;
+		this.queryTimeoutSeconds = (builder.timeout != null) ? seconds(builder.timeout) : 0;
+		this.networkTimeoutMillis = (builder.timeout != null)
+				? (int) Math.min(Integer.MAX_VALUE, Math.max(1, builder.timeout.toMillis())) : 0;
 		this.jdbc = new JdbcTemplate(builder.dataSource);
 		this.jdbc.setQueryTimeout(this.queryTimeoutSeconds);
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(builder.dataSource);
@@ -288,7 +288,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	/** Runs a query whose parameters are the ids, handing each row to the step. */
 	private int query(Connection connection, String sql, byte[][] ids, Step step) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setQueryTimeout(this.queryTimeoutSeconds);
 			for (int i = 0; i < ids.length; i++) {
 				statement.setBytes(i + 1, ids[i]);
 			}
@@ -328,10 +327,10 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		}
 	}
 
-	/** A JDBC query timeout: whole seconds, rounded up so that a short timeout is not none. */
+	/** A JDBC statement timeout: whole seconds, rounded up so that a short timeout is not none. */
 	static int seconds(Duration timeout) {
 		if (timeout.isNegative() || timeout.isZero()) {
-			throw new IllegalArgumentException("queryTimeout must be positive: " + timeout);
+			throw new IllegalArgumentException("timeout must be positive: " + timeout);
 		}
 		long seconds = timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0);
 		return (int) Math.min(seconds, Integer.MAX_VALUE);
@@ -413,7 +412,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 				return;
 			}
 			try (PreparedStatement statement = connection.prepareStatement(JdbcStateStorage.this.sql.write(rows))) {
-				statement.setQueryTimeout(JdbcStateStorage.this.queryTimeoutSeconds);
 				int parameter = 1;
 				for (int i = 0; i < this.ids.length; i++) {
 					byte[] state = this.written[i];
@@ -446,7 +444,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 		private String table = DEFAULT_TABLE;
 
-		private @Nullable Duration queryTimeout;
+		private @Nullable Duration timeout;
 
 		private Builder(DataSource dataSource) {
 			this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -465,15 +463,17 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		}
 
 		/**
-		 * Gives each statement at most this long before the driver cancels it, and each read
-		 * from the database's socket at most this long before the connection fails.
-		 * @param timeout the JDBC query timeout (rounded up to whole seconds) and network
-		 * timeout
+		 * Bounds each call by this long: it is the network timeout of the connection while a
+		 * decision uses it (a database that stops answering fails the read), and the
+		 * statement timeout, rounded up to whole seconds, of the other statements
+		 * (cleanup, reset, schema). Decisions set no statement timeout: the driver would
+		 * start a timer for each statement.
+		 * @param timeout the timeout
 		 * @return this builder
 		 */
-		public Builder queryTimeout(Duration timeout) {
-			seconds(Objects.requireNonNull(timeout, "queryTimeout must not be null"));
-			this.queryTimeout = timeout;
+		public Builder timeout(Duration timeout) {
+			seconds(Objects.requireNonNull(timeout, "timeout must not be null"));
+			this.timeout = timeout;
 			return this;
 		}
 

@@ -33,7 +33,7 @@ class JdbcStateStorageTests {
 	static void createTable() {
 		storage = JdbcStateStorage.builder(PostgresTestServer.shared().dataSource())
 			.table(TABLE)
-			.queryTimeout(Duration.ofMillis(1500))
+			.timeout(Duration.ofMillis(1500))
 			.build();
 		storage.createSchema();
 		jdbc = new JdbcTemplate(PostgresTestServer.shared().dataSource());
@@ -233,14 +233,14 @@ class JdbcStateStorageTests {
 	}
 
 	@Test
-	void roundsTheQueryTimeoutUpToWholeSeconds() {
+	void roundsTheStatementTimeoutUpToWholeSeconds() {
 		assertThat(JdbcStateStorage.seconds(Duration.ofMillis(1))).isEqualTo(1);
 		assertThat(JdbcStateStorage.seconds(Duration.ofSeconds(2))).isEqualTo(2);
 		assertThat(JdbcStateStorage.seconds(Duration.ofMillis(2001))).isEqualTo(3);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> JdbcStateStorage.builder(PostgresTestServer.shared().dataSource())
-				.queryTimeout(Duration.ZERO))
-			.withMessage("queryTimeout must be positive: PT0S");
+				.timeout(Duration.ZERO))
+			.withMessage("timeout must be positive: PT0S");
 	}
 
 }
