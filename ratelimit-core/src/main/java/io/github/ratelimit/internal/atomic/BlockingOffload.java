@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * Bounds a blocking storage's calls: at most {@code threads} run at once, and a call beyond
- * them fails at once (the store's fallback decides it) instead of piling up behind a
- * storage that hangs.
+ * them waits for a permit within its deadline: a burst on a healthy storage waits its
+ * turn, and a storage that hangs fails its callers at their deadline (the store's fallback
+ * decides) instead of holding them longer.
  * <p>
  * A caller that may block (a servlet thread) runs its call itself, which costs no hand-off
  * between threads: a watchdog interrupts it once the timeout has passed, which ends a wait
@@ -25,13 +26,17 @@ import java.util.function.Supplier;
  * the calls in flight a few times per timeout rather than being woken for each call, so a
  * call costs no wake-up of another thread; it interrupts within a tenth of the timeout
  * after it passed. The interrupt is cleared before the caller returns, so it never leaks
- * into the application. A caller that must not block (an
+ * into the application (an interrupt the application sent during a call that outlasted its
+ * deadline is cleared with it). A caller that must not block (an
  * event loop) hands its call to a pool of the store's own and is answered when it ends, or
- * fails after the timeout. Daemon threads, created when needed and dropped when idle.
+ * fails after the timeout; the pool's thread is interrupted at the same deadline. Daemon
+ * threads, created when needed and dropped when idle.
  */
 final class BlockingOffload implements AutoCloseable {
 
 	private static final long KEEP_ALIVE_SECONDS = 30;
+
+	private static final int QUEUED_ROUNDS = 4;
 
 	private final Semaphore permits;
 
@@ -63,10 +68,11 @@ final class BlockingOffload implements AutoCloseable {
 		this.timeoutNanos = timeout.toNanos();
 		this.watchNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), this.timeoutNanos / 10);
 		this.permits = new Semaphore(threads);
-		// never more tasks than permits: the queue only holds a task whose thread is on its
-		// way back from the one before
+		// asynchronous calls wait here for a thread, and on it for a permit, within their
+		// deadline; beyond a few rounds of waiting calls the storage is hung, and a call
+		// fails at once
 		this.pool = new ThreadPoolExecutor(threads, threads, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
-				new ArrayBlockingQueue<>(threads), (task) -> daemon(task, name));
+				new ArrayBlockingQueue<>(QUEUED_ROUNDS * threads), (task) -> daemon(task, name));
 		this.pool.allowCoreThreadTimeOut(true);
 		this.deadlines = new ScheduledThreadPoolExecutor(1, (task) -> daemon(task, name + "-deadline"));
 		this.deadlines.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -85,9 +91,30 @@ final class BlockingOffload implements AutoCloseable {
 		if (this.deadlines.isShutdown()) {
 			throw closed();
 		}
-		if (!this.permits.tryAcquire()) {
-			throw busy();
+		long due = System.nanoTime() + this.timeoutNanos;
+		acquire(due);
+		return runBefore(due, call);
+	}
+
+	/**
+	 * Takes a permit, waiting for one until {@code due}: a burst of callers beyond the
+	 * permits waits its turn rather than failing, which a breaker would count against a
+	 * healthy storage.
+	 */
+	private void acquire(long due) {
+		try {
+			if (!this.permits.tryAcquire(Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+				throw busy();
+			}
 		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new StorageTimeoutException("Interrupted while waiting to call the rate limit storage");
+		}
+	}
+
+	/** Runs a call holding a permit, interrupted if it is still running at {@code due}. */
+	private <T> T runBefore(long due, Supplier<T> call) {
 		try {
 			watch();
 		}
@@ -95,7 +122,7 @@ final class BlockingOffload implements AutoCloseable {
 			this.permits.release();
 			throw closed();
 		}
-		Deadline deadline = new Deadline(Thread.currentThread(), System.nanoTime() + this.timeoutNanos);
+		Deadline deadline = new Deadline(Thread.currentThread(), due);
 		this.running.add(deadline);
 		try {
 			return call.get();
@@ -146,22 +173,15 @@ final class BlockingOffload implements AutoCloseable {
 	 * permit was taken
 	 */
 	<T> CompletableFuture<T> submit(Supplier<T> call) {
-		if (!this.permits.tryAcquire()) {
-			return CompletableFuture.failedFuture(busy());
-		}
+		long due = System.nanoTime() + this.timeoutNanos;
 		try {
 			return CompletableFuture.supplyAsync(() -> {
-				try {
-					return call.get();
-				}
-				finally {
-					this.permits.release();
-				}
+				acquire(due);
+				return runBefore(due, call);
 			}, this.pool).orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
-			this.permits.release();
-			return CompletableFuture.failedFuture(closed());
+			return CompletableFuture.failedFuture(this.pool.isShutdown() ? closed() : busy());
 		}
 	}
 

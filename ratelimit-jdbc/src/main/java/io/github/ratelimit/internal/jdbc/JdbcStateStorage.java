@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -79,6 +80,8 @@ import io.github.ratelimit.store.BucketKey;
  */
 public final class JdbcStateStorage implements AtomicStateStorage {
 
+	private static final int MAINTENANCE_TIMEOUT_SECONDS = 60;
+
 	/** The table's name unless {@link Builder#table} names another. */
 	public static final String DEFAULT_TABLE = "ratelimit_bucket";
 
@@ -88,7 +91,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 	private final int queryTimeoutSeconds;
 
-	private final int networkTimeoutMillis;
+	private final long timeoutNanos;
 
 	private final SQLExceptionTranslator translator = new SQLExceptionSubclassTranslator();
 
@@ -102,10 +105,12 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		this.sql = new JdbcStatements(builder.table);
 		this.dataSource = builder.dataSource;
 		this.queryTimeoutSeconds = (builder.timeout != null) ? seconds(builder.timeout) : 0;
-		this.networkTimeoutMillis = (builder.timeout != null)
-				? (int) Math.min(Integer.MAX_VALUE, Math.max(1, builder.timeout.toMillis())) : 0;
+		this.timeoutNanos = (builder.timeout != null) ? builder.timeout.toNanos() : 0;
 		this.jdbc = new JdbcTemplate(builder.dataSource);
-		this.jdbc.setQueryTimeout(this.queryTimeoutSeconds);
+		// maintenance runs in the background (cleanup) or on demand (reset, schema), and
+		// scans: it gets more than a decision's time, still bounded
+		this.jdbc.setQueryTimeout((this.queryTimeoutSeconds > 0)
+				? Math.max(this.queryTimeoutSeconds, MAINTENANCE_TIMEOUT_SECONDS) : 0);
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(builder.dataSource);
 		this.lockingTransaction = new TransactionTemplate(transactions);
 		this.lockingTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -128,7 +133,8 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
 		byte[][] ids = ids(keys);
 		return withConnection("lock and write rate limit buckets", true, (connection) -> {
-			Step step = new Step(ids);
+			long due = System.nanoTime() + this.timeoutNanos;
+			Step step = new Step(ids, due);
 			int found = query(connection, this.sql.lock(ids.length), ids, step);
 			if (found < ids.length) {
 				if (found > 0) {
@@ -136,7 +142,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 					// the ids' order, and two requests could each wait for the other: give the
 					// locks back and take them all again in order
 					connection.rollback();
-					step = new Step(ids);
+					step = new Step(ids, due);
 				}
 				query(connection, this.sql.create(ids.length), step.sortedIds(), step);
 			}
@@ -150,7 +156,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	public <T> T read(List<BucketKey> keys, Function<Transaction, T> body) {
 		byte[][] ids = ids(keys);
 		Step step = withConnection("read rate limit buckets", false, (connection) -> {
-			Step read = new Step(ids);
+			Step read = new Step(ids, System.nanoTime() + this.timeoutNanos);
 			query(connection, this.sql.read(ids.length), ids, read);
 			return read;
 		});
@@ -241,32 +247,17 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 	 * own when asked (committed when the work returns, rolled back when it throws), and
 	 * gives the connection back as it found it.
 	 */
-	private <T> T withConnection(String task, boolean transaction, SqlWork<T> work) {
+	private <T> T withConnection(String task, boolean transaction, JdbcTransactions.SqlWork<T> work) {
 		try (Connection connection = this.dataSource.getConnection()) {
-			if (this.networkTimeoutMillis > 0) {
-				// a database that stops answering holds the caller no longer than the timeout
-				// (the pool puts the connection's own back when it is returned)
-				connection.setNetworkTimeout(Runnable::run, this.networkTimeoutMillis);
-			}
-			boolean autoCommit = connection.getAutoCommit();
-			if (!transaction && autoCommit) {
-				return work.run(connection);
-			}
-			if (autoCommit) {
-				connection.setAutoCommit(false);
-			}
+			// each statement gets what is left of the timeout as its network timeout (see
+			// Step#bound); the connection's own is put back, whatever pool lent it
+			int networkTimeout = (this.timeoutNanos > 0) ? connection.getNetworkTimeout() : 0;
 			try {
-				T result = work.run(connection);
-				connection.commit();
-				return result;
-			}
-			catch (SQLException | RuntimeException | Error ex) {
-				rollback(connection, ex);
-				throw ex;
+				return JdbcTransactions.run(connection, transaction, work);
 			}
 			finally {
-				if (autoCommit) {
-					connection.setAutoCommit(true);
+				if (this.timeoutNanos > 0) {
+					connection.setNetworkTimeout(Runnable::run, networkTimeout);
 				}
 			}
 		}
@@ -276,17 +267,9 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		}
 	}
 
-	private static void rollback(Connection connection, Throwable failure) {
-		try {
-			connection.rollback();
-		}
-		catch (SQLException ex) {
-			failure.addSuppressed(ex);
-		}
-	}
-
 	/** Runs a query whose parameters are the ids, handing each row to the step. */
 	private int query(Connection connection, String sql, byte[][] ids, Step step) throws SQLException {
+		step.bound(connection);
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			for (int i = 0; i < ids.length; i++) {
 				statement.setBytes(i + 1, ids[i]);
@@ -300,14 +283,6 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 			}
 			return rows;
 		}
-	}
-
-	/** Work on a connection. */
-	@FunctionalInterface
-	private interface SqlWork<T> {
-
-		T run(Connection connection) throws SQLException;
-
 	}
 
 	private static byte[][] ids(List<BucketKey> keys) {
@@ -351,14 +326,28 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 
 		private final long[] writtenExpiries;
 
+		private final long dueNanos;
+
 		private long now = Long.MIN_VALUE;
 
-		Step(byte[][] ids) {
+		Step(byte[][] ids, long dueNanos) {
 			this.ids = ids;
+			this.dueNanos = dueNanos;
 			this.states = new byte[ids.length][];
 			this.expiries = new long[ids.length];
 			this.written = new byte[ids.length][];
 			this.writtenExpiries = new long[ids.length];
+		}
+
+		/**
+		 * Gives the connection's reads what is left of the step's time, so that a database
+		 * that answers slowly cannot hold the caller a network timeout per statement.
+		 */
+		void bound(Connection connection) throws SQLException {
+			if (JdbcStateStorage.this.timeoutNanos > 0) {
+				long left = TimeUnit.NANOSECONDS.toMillis(this.dueNanos - System.nanoTime());
+				connection.setNetworkTimeout(Runnable::run, (int) Math.max(1, Math.min(Integer.MAX_VALUE, left)));
+			}
 		}
 
 		/** One row: id, state, expiry and the database's time. */
@@ -411,6 +400,7 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 			if (rows == 0) {
 				return;
 			}
+			bound(connection);
 			try (PreparedStatement statement = connection.prepareStatement(JdbcStateStorage.this.sql.write(rows))) {
 				int parameter = 1;
 				for (int i = 0; i < this.ids.length; i++) {
@@ -463,10 +453,11 @@ public final class JdbcStateStorage implements AtomicStateStorage {
 		}
 
 		/**
-		 * Bounds each call by this long: it is the network timeout of the connection while a
-		 * decision uses it (a database that stops answering fails the read), and the
-		 * statement timeout, rounded up to whole seconds, of the other statements
-		 * (cleanup, reset, schema). Decisions set no statement timeout: the driver would
+		 * Bounds each decision by this long: what is left of it is the network timeout of
+		 * each of its statements (a database that stops answering fails the read), and the
+		 * connection's own network timeout is put back afterwards. The other statements
+		 * (cleanup, reset, schema) get a statement timeout of this long rounded up to whole
+		 * seconds, at least a minute. Decisions set no statement timeout: the driver would
 		 * start a timer for each statement.
 		 * @param timeout the timeout
 		 * @return this builder

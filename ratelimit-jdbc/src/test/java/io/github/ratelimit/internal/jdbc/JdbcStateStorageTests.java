@@ -1,5 +1,6 @@
 package io.github.ratelimit.internal.jdbc;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import io.github.ratelimit.store.AtomicStateStorage.Transaction;
 import io.github.ratelimit.store.BucketKey;
@@ -42,6 +44,26 @@ class JdbcStateStorageTests {
 	@BeforeEach
 	void empty() {
 		storage.deleteAll();
+	}
+
+	@Test
+	void givesAConnectionBackWithTheNetworkTimeoutAndAutoCommitItLent() throws Exception {
+		// a pool that restores nothing itself, unlike HikariCP
+		SingleConnectionDataSource single = new SingleConnectionDataSource(PostgresTestServer.shared().jdbcUrl(),
+				PostgresTestServer.USER, "", true);
+		try {
+			JdbcStateStorage plain = JdbcStateStorage.builder(single).table(TABLE).timeout(Duration.ofMillis(700)).build();
+			plain.update(List.of(new BucketKey("lent", "alice")), (transaction) -> {
+				transaction.write(0, new byte[] { 1 }, Long.MAX_VALUE);
+				return null;
+			});
+			Connection connection = single.getConnection();
+			assertThat(connection.getNetworkTimeout()).isZero();
+			assertThat(connection.getAutoCommit()).isTrue();
+		}
+		finally {
+			single.destroy();
+		}
 	}
 
 	@Test
