@@ -21,11 +21,18 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * A real PostgreSQL for tests: a {@code postgres} server the test starts on a free
- * loopback port, in a temporary data directory of its own, with durability off (a test
- * database loses nothing worth keeping). The binaries are found on the {@code PATH} or
- * under {@code /usr/lib/postgresql/<version>/bin}, the newest version first; PostgreSQL
- * refuses to run as root, so as root every command runs as the user {@code postgres}.
+ * A real PostgreSQL for tests on a free loopback port, with durability off (a test
+ * database loses nothing worth keeping). It runs in a {@code postgres:15-alpine}
+ * container when Testcontainers finds a Docker engine, otherwise as a {@code postgres}
+ * process the test starts in a temporary data directory of its own; set
+ * {@code -Dratelimit.test.postgres=process} or {@code docker} to choose.
+ * <p>
+ * For the process, the binaries are found on the {@code PATH} or under
+ * {@code /usr/lib/postgresql/<version>/bin}, the newest version first; PostgreSQL refuses
+ * to run as root, so as root every command runs as the user {@code postgres}. The
+ * container's port is bound to a fixed port on the Docker host's loopback so that
+ * {@link #stop()} and {@link #start()} keep it; a remote Docker host is therefore not
+ * supported (use {@code -Dratelimit.test.postgres=process}).
  * <p>
  * Most tests use {@link #shared()}, which lives for the whole JVM. A test that stops the
  * database takes its own with {@link #create()} and closes it.
@@ -45,6 +52,10 @@ public final class PostgresTestServer implements AutoCloseable {
 
 	private static PostgresTestServer shared;
 
+	/** The container, or null when the server runs as a process. */
+	private final PostgresContainer container;
+
+	/** The process's binaries, directory and data directory, or null in a container. */
 	private final Path bin;
 
 	private final Path dir;
@@ -63,6 +74,16 @@ public final class PostgresTestServer implements AutoCloseable {
 
 	private PostgresTestServer(boolean isShared) {
 		this.isShared = isShared;
+		if (PostgresContainer.useDocker()) {
+			this.container = PostgresContainer.start(LOOPBACK, PostgresTestServer::freePort, START_ATTEMPTS);
+			this.port = this.container.port();
+			this.running = true;
+			this.bin = null;
+			this.dir = null;
+			this.data = null;
+			return;
+		}
+		this.container = null;
 		this.bin = binaries();
 		this.dir = createDirectory();
 		this.data = this.dir.resolve("data");
@@ -156,8 +177,9 @@ public final class PostgresTestServer implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the server ({@code pg_ctl stop -m fast}): open connections are closed, new
-	 * ones refused until {@link #start()}. Its data stays.
+	 * Stops the server ({@code pg_ctl stop -m fast}, or {@code docker stop}, which the image
+	 * turns into the same fast shutdown): open connections are closed, new ones refused
+	 * until {@link #start()}. Its data stays.
 	 */
 	public synchronized void stop() {
 		assertOwned("stop");
@@ -188,6 +210,11 @@ public final class PostgresTestServer implements AutoCloseable {
 
 	private synchronized void shutDown() {
 		this.dataSources.forEach(HikariDataSource::close);
+		if (this.container != null) {
+			this.container.close();
+			this.running = false;
+			return;
+		}
 		try {
 			pgStop();
 		}
@@ -213,6 +240,11 @@ public final class PostgresTestServer implements AutoCloseable {
 	}
 
 	private void pgStart() {
+		if (this.container != null) {
+			this.container.start();
+			this.running = true;
+			return;
+		}
 		String options = "-p " + this.port + " -k " + this.dir + " -c listen_addresses=" + LOOPBACK
 				+ " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200";
 		run(List.of(this.bin.resolve("pg_ctl").toString(), "-D", this.data.toString(), "-l",
@@ -221,7 +253,11 @@ public final class PostgresTestServer implements AutoCloseable {
 	}
 
 	private void pgStop() {
-		if (this.running) {
+		if (this.running && this.container != null) {
+			this.container.stop();
+			this.running = false;
+		}
+		else if (this.running) {
 			run(List.of(this.bin.resolve("pg_ctl").toString(), "-D", this.data.toString(), "-m", "fast", "-w", "-t",
 					"30", "stop"));
 			this.running = false;
