@@ -12,6 +12,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.RateLimitUnavailableException;
+import io.github.ratelimit.internal.core.AlgorithmSpec;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 
@@ -188,8 +189,12 @@ public final class RateLimitResponses {
 			return cached;
 		}
 		String quoted = (cached != null) ? cached.quoted() : sfString(limit.name());
-		LimitText text = new LimitText(quoted, limit.capacity(), window,
-				quoted + ";q=" + limit.capacity() + ";w=" + window);
+		// a limit on calls in flight counts concurrent requests and has no window: the draft's
+		// quota unit says so, where q=2;w=60 would read as two requests a minute
+		String policy = AlgorithmSpec.of(limit.algorithm()).heldInFlight()
+				? quoted + ";q=" + limit.capacity() + ";qu=\"concurrent-requests\""
+				: quoted + ";q=" + limit.capacity() + ";w=" + window;
+		LimitText text = new LimitText(quoted, limit.capacity(), window, policy);
 		if (cached != null || this.texts.size() < MAX_CACHED_NAMES) {
 			this.texts.put(limit.name(), text);
 		}

@@ -42,6 +42,16 @@ class RateLimitResponsesTests {
 	}
 
 	@Test
+	void advertisesALimitOnCallsInFlightInConcurrentRequestsWithoutAWindow() {
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 2, Duration.ofMinutes(1));
+		this.writer.headers(List.of(allowed(exports, 1, 0), allowed(ORDERS, 7, 30_000_000)), response::setHeader);
+		assertThat(response.getHeader("RateLimit-Policy"))
+			.isEqualTo("\"exports\";q=2;qu=\"concurrent-requests\", \"orders\";q=10;w=60");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"exports\";r=1;t=0, \"orders\";r=7;t=30");
+	}
+
+	@Test
 	void policyFollowsThePlanAndTheCalendarWindowOfEachDecisionOfOneLimit() {
 		RateLimit free = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
 		RateLimit pro = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
