@@ -448,6 +448,9 @@ class SampleApplicationTests {
 		assertThat(third.statusCode()).isEqualTo(429);
 		assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(third.body()).contains("\"violated-policies\":[\"slow-reports\"]");
+		// two calls in flight, not two a minute
+		assertThat(member(third, "RateLimit-Policy", "slow-reports"))
+			.isEqualTo("\"slow-reports\";q=2;qu=\"concurrent-requests\"");
 		// another user has permits of their own
 		assertThat(this.http.sendAsync(request("/api/reports/slow", BOB).GET().build(),
 				HttpResponse.BodyHandlers.ofString()).get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
