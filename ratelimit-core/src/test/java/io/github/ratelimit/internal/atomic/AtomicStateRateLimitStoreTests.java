@@ -164,15 +164,7 @@ class AtomicStateRateLimitStoreTests {
 	@Test
 	void aBlockingStorageDecidesOnItsCallersThreadWithoutAHandOff() {
 		AtomicReference<String> thread = new AtomicReference<>();
-		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros) {
-
-			@Override
-			public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
-				thread.set(Thread.currentThread().getName());
-				return super.update(keys, body);
-			}
-
-		};
+		LockingMapStorage storage = recordingThread(thread);
 		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage)
 			.blocking(Duration.ofSeconds(5), 2)
 			.build()) {
@@ -185,15 +177,7 @@ class AtomicStateRateLimitStoreTests {
 	@Test
 	void asynchronousCallsOfABlockingStorageRunOnTheStoresOwnThreads() throws Exception {
 		AtomicReference<String> thread = new AtomicReference<>();
-		LockingMapStorage storage = new LockingMapStorage(this.clock::nowMicros) {
-
-			@Override
-			public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
-				thread.set(Thread.currentThread().getName());
-				return super.update(keys, body);
-			}
-
-		};
+		LockingMapStorage storage = recordingThread(thread);
 		try (AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage)
 			.blocking(Duration.ofSeconds(5), 2)
 			.build()) {
@@ -203,6 +187,19 @@ class AtomicStateRateLimitStoreTests {
 			assertThat(result.allowed()).isTrue();
 			assertThat(thread.get()).isEqualTo("ratelimit-locking-map").isNotEqualTo(Thread.currentThread().getName());
 		}
+	}
+
+	/** A storage that records the name of the thread each update runs on. */
+	private LockingMapStorage recordingThread(AtomicReference<String> thread) {
+		return new LockingMapStorage(this.clock::nowMicros) {
+
+			@Override
+			public <T> T update(List<BucketKey> keys, Function<Transaction, T> body) {
+				thread.set(Thread.currentThread().getName());
+				return super.update(keys, body);
+			}
+
+		};
 	}
 
 	/** Counts the writes of a storage and keeps the last expiry written. */
