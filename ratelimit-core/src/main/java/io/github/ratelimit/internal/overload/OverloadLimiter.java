@@ -1,0 +1,286 @@
+package io.github.ratelimit.internal.overload;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.RequestPriority;
+
+/**
+ * A limit on the calls in flight in one instance, learned by an {@link AdaptiveLimit},
+ * that admits requests by priority. Critical requests may fill the whole limit; normal
+ * requests stop short of the critical reserve; sheddable requests stop short of both
+ * reserves, so they are the first turned away as the service saturates.
+ * <p>
+ * Admission is one compare-and-set on the in-flight count against the priority's ceiling,
+ * so concurrent requests never take the count past the limit. Each admitted call hands
+ * back its {@link Permit} once, saying how it ended; the adaptive limit learns from calls
+ * that succeeded or signalled overload, never from those the client caused (4xx, 429) or
+ * abandoned.
+ */
+public final class OverloadLimiter {
+
+	private static final int PRIORITIES = RequestPriority.values().length;
+
+	private final AdaptiveLimit algorithm;
+
+	private final double criticalReserve;
+
+	private final double normalReserve;
+
+	private final boolean shadow;
+
+	private final LongSupplier ticker;
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final LongAdder[] shed = new LongAdder[PRIORITIES];
+
+	private final Object sampling = new Object();
+
+	private volatile int limit;
+
+	private OverloadLimiter(Builder builder) {
+		this.algorithm = builder.algorithm;
+		this.criticalReserve = builder.criticalReserve;
+		this.normalReserve = builder.normalReserve;
+		this.shadow = builder.shadow;
+		this.ticker = builder.ticker;
+		this.limit = Math.max(1, this.algorithm.limit());
+		for (int i = 0; i < PRIORITIES; i++) {
+			this.shed[i] = new LongAdder();
+		}
+	}
+
+	/**
+	 * Starts a limiter.
+	 * @param algorithm the algorithm that learns the limit
+	 * @return a builder
+	 */
+	public static Builder builder(AdaptiveLimit algorithm) {
+		return new Builder(algorithm);
+	}
+
+	/**
+	 * Admits a call, or turns it away. In shadow mode every call is admitted, and those
+	 * that would have been turned away say so.
+	 * @param priority the call's priority
+	 * @return the permit of an admitted call, to be released when the call ends, or
+	 * {@link Permit#SHED} when the call must be turned away
+	 */
+	public Permit tryAcquire(RequestPriority priority) {
+		int ceiling = ceiling(priority, this.limit);
+		while (true) {
+			int current = this.inFlight.get();
+			if (current >= ceiling) {
+				this.shed[priority.ordinal()].increment();
+				if (!this.shadow) {
+					return Permit.SHED;
+				}
+				return new Permit(this, this.inFlight.incrementAndGet(), this.ticker.getAsLong(), true);
+			}
+			if (this.inFlight.compareAndSet(current, current + 1)) {
+				return new Permit(this, current + 1, this.ticker.getAsLong(), false);
+			}
+		}
+	}
+
+	/**
+	 * How many calls of a priority may be in flight at once under a limit.
+	 */
+	int ceiling(RequestPriority priority, int limit) {
+		double share = switch (priority) {
+			case CRITICAL -> 1.0;
+			case NORMAL -> 1.0 - this.criticalReserve;
+			case SHEDDABLE -> 1.0 - this.criticalReserve - this.normalReserve;
+		};
+		return Math.max(1, (int) Math.floor(limit * share));
+	}
+
+	/**
+	 * The current limit on calls in flight.
+	 * @return the limit
+	 */
+	public int limit() {
+		return this.limit;
+	}
+
+	/**
+	 * The calls in flight now.
+	 * @return the count
+	 */
+	public int inFlight() {
+		return this.inFlight.get();
+	}
+
+	/**
+	 * How many calls of a priority were turned away (or, in shadow mode, would have been)
+	 * since the limiter started.
+	 * @param priority the priority
+	 * @return the count
+	 */
+	public long shed(RequestPriority priority) {
+		return this.shed[priority.ordinal()].sum();
+	}
+
+	/**
+	 * Whether calls that exceed the limit are admitted and only counted.
+	 * @return whether the limiter runs in shadow mode
+	 */
+	public boolean shadow() {
+		return this.shadow;
+	}
+
+	private void release(Permit permit, Outcome outcome) {
+		this.inFlight.decrementAndGet();
+		if (outcome == Outcome.IGNORED) {
+			return;
+		}
+		long rtt = this.ticker.getAsLong() - permit.startNanos;
+		synchronized (this.sampling) {
+			this.algorithm.onSample(permit.startNanos, rtt, permit.inFlight, outcome == Outcome.DROPPED);
+			this.limit = Math.max(1, this.algorithm.limit());
+		}
+	}
+
+	/** How an admitted call ended, as far as the limit is concerned. */
+	public enum Outcome {
+
+		/** Answered without signalling overload: its latency is a sample. */
+		SUCCEEDED,
+
+		/** A 5xx answer or a timeout: a sign of overload. */
+		DROPPED,
+
+		/** Says nothing about the service's capacity: a 4xx, a 429, a client gone away. */
+		IGNORED
+
+	}
+
+	/**
+	 * An admitted call's place in the limit, released once when the call ends; later
+	 * releases do nothing. Not thread-safe against concurrent releases of one permit.
+	 */
+	public static final class Permit {
+
+		/** The answer for a call turned away: nothing to release. */
+		public static final Permit SHED = new Permit(null, 0, 0, true);
+
+		private final @Nullable OverloadLimiter limiter;
+
+		private final int inFlight;
+
+		private final long startNanos;
+
+		private final boolean overLimit;
+
+		private boolean released;
+
+		private Permit(@Nullable OverloadLimiter limiter, int inFlight, long startNanos, boolean overLimit) {
+			this.limiter = limiter;
+			this.inFlight = inFlight;
+			this.startNanos = startNanos;
+			this.overLimit = overLimit;
+			this.released = (limiter == null);
+		}
+
+		/**
+		 * Whether the call must be turned away.
+		 * @return {@code true} for {@link #SHED}
+		 */
+		public boolean shed() {
+			return this.limiter == null;
+		}
+
+		/**
+		 * Whether the call exceeded its priority's share of the limit: turned away, or in
+		 * shadow mode admitted anyway.
+		 * @return whether the limit was exceeded
+		 */
+		public boolean overLimit() {
+			return this.overLimit;
+		}
+
+		/**
+		 * Gives the call's place back and lets the limit learn from how it ended.
+		 * @param outcome how the call ended
+		 */
+		public void release(Outcome outcome) {
+			if (this.released) {
+				return;
+			}
+			this.released = true;
+			OverloadLimiter owner = this.limiter;
+			if (owner != null) {
+				owner.release(this, outcome);
+			}
+		}
+
+	}
+
+	/** Settings of a limiter. */
+	public static final class Builder {
+
+		private final AdaptiveLimit algorithm;
+
+		private double criticalReserve = 0.2;
+
+		private double normalReserve = 0.1;
+
+		private boolean shadow;
+
+		private LongSupplier ticker = System::nanoTime;
+
+		private Builder(AdaptiveLimit algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		/**
+		 * The shares of the limit kept for higher priorities.
+		 * @param critical the share only critical calls may fill
+		 * @param normal the further share only normal and critical calls may fill
+		 * @return this builder
+		 */
+		public Builder reserves(double critical, double normal) {
+			if (!(critical >= 0 && normal >= 0 && critical + normal < 1)) {
+				throw new IllegalArgumentException(
+						"reserves must be at least 0 and leave a share for sheddable calls: " + critical + ", " + normal);
+			}
+			this.criticalReserve = critical;
+			this.normalReserve = normal;
+			return this;
+		}
+
+		/**
+		 * Whether calls over the limit are admitted and only counted.
+		 * @param shadow whether to run in shadow mode
+		 * @return this builder
+		 */
+		public Builder shadow(boolean shadow) {
+			this.shadow = shadow;
+			return this;
+		}
+
+		/**
+		 * The ticker that times calls.
+		 * @param ticker nanoseconds from an arbitrary origin
+		 * @return this builder
+		 */
+		public Builder ticker(LongSupplier ticker) {
+			this.ticker = ticker;
+			return this;
+		}
+
+		/**
+		 * Builds the limiter.
+		 * @return the limiter
+		 */
+		public OverloadLimiter build() {
+			return new OverloadLimiter(this);
+		}
+
+	}
+
+}
