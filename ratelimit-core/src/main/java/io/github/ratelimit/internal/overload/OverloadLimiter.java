@@ -1,7 +1,11 @@
 package io.github.ratelimit.internal.overload;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -19,6 +23,13 @@ import io.github.ratelimit.RequestPriority;
  * back its {@link Permit} once, saying how it ended; the adaptive limit learns from calls
  * that succeeded or signalled overload, never from those the client caused (4xx, 429) or
  * abandoned.
+ * <p>
+ * Cost on the request path: admission reads one volatile array of ceilings and does one
+ * compare-and-set; a release decrements the count and then hands the sample to the
+ * algorithm under a lock. A successful call's sample is skipped when another thread is
+ * updating the limit at that moment (a busy limiter has samples to spare, and no request
+ * waits for another's bookkeeping); a drop always waits for the lock, since it is the
+ * signal the limit must not miss.
  */
 public final class OverloadLimiter {
 
@@ -38,9 +49,12 @@ public final class OverloadLimiter {
 
 	private final LongAdder[] shed = new LongAdder[PRIORITIES];
 
-	private final Object sampling = new Object();
+	private final ReentrantLock sampling = new ReentrantLock();
 
-	private volatile int limit;
+	private final LongAdder skippedSamples = new LongAdder();
+
+	/** The ceiling of each priority, by ordinal; replaced whole when the limit changes. */
+	private volatile int[] ceilings;
 
 	private OverloadLimiter(Builder builder) {
 		this.algorithm = builder.algorithm;
@@ -48,7 +62,7 @@ public final class OverloadLimiter {
 		this.normalReserve = builder.normalReserve;
 		this.shadow = builder.shadow;
 		this.ticker = builder.ticker;
-		this.limit = Math.max(1, this.algorithm.limit());
+		this.ceilings = ceilings(Math.max(1, this.algorithm.limit()));
 		for (int i = 0; i < PRIORITIES; i++) {
 			this.shed[i] = new LongAdder();
 		}
@@ -71,7 +85,7 @@ public final class OverloadLimiter {
 	 * {@link Permit#SHED} when the call must be turned away
 	 */
 	public Permit tryAcquire(RequestPriority priority) {
-		int ceiling = ceiling(priority, this.limit);
+		int ceiling = this.ceilings[priority.ordinal()];
 		while (true) {
 			int current = this.inFlight.get();
 			if (current >= ceiling) {
@@ -79,24 +93,34 @@ public final class OverloadLimiter {
 				if (!this.shadow) {
 					return Permit.SHED;
 				}
-				return new Permit(this, this.inFlight.incrementAndGet(), this.ticker.getAsLong(), true);
+				return new Permit(this, this.inFlight.incrementAndGet(), ceiling, this.ticker.getAsLong(), true);
 			}
 			if (this.inFlight.compareAndSet(current, current + 1)) {
-				return new Permit(this, current + 1, this.ticker.getAsLong(), false);
+				return new Permit(this, current + 1, ceiling, this.ticker.getAsLong(), false);
 			}
 		}
 	}
 
 	/**
-	 * How many calls of a priority may be in flight at once under a limit.
+	 * How many calls of a priority may be in flight at once under the current limit.
+	 * @param priority the priority
+	 * @return the ceiling, at least 1
 	 */
-	int ceiling(RequestPriority priority, int limit) {
-		double share = switch (priority) {
-			case CRITICAL -> 1.0;
-			case NORMAL -> 1.0 - this.criticalReserve;
-			case SHEDDABLE -> 1.0 - this.criticalReserve - this.normalReserve;
-		};
-		return Math.max(1, (int) Math.floor(limit * share));
+	public int ceiling(RequestPriority priority) {
+		return this.ceilings[priority.ordinal()];
+	}
+
+	private int[] ceilings(int limit) {
+		int[] ceilings = new int[PRIORITIES];
+		for (RequestPriority priority : RequestPriority.values()) {
+			double share = switch (priority) {
+				case CRITICAL -> 1.0;
+				case NORMAL -> 1.0 - this.criticalReserve;
+				case SHEDDABLE -> 1.0 - this.criticalReserve - this.normalReserve;
+			};
+			ceilings[priority.ordinal()] = Math.max(1, (int) Math.floor(limit * share));
+		}
+		return ceilings;
 	}
 
 	/**
@@ -104,7 +128,7 @@ public final class OverloadLimiter {
 	 * @return the limit
 	 */
 	public int limit() {
-		return this.limit;
+		return this.ceilings[RequestPriority.CRITICAL.ordinal()];
 	}
 
 	/**
@@ -133,15 +157,37 @@ public final class OverloadLimiter {
 		return this.shadow;
 	}
 
+	/**
+	 * How many successful calls' samples were skipped because another thread was
+	 * updating the limit.
+	 */
+	long skippedSamples() {
+		return this.skippedSamples.sum();
+	}
+
 	private void release(Permit permit, Outcome outcome) {
 		this.inFlight.decrementAndGet();
 		if (outcome == Outcome.IGNORED) {
 			return;
 		}
 		long rtt = this.ticker.getAsLong() - permit.startNanos;
-		synchronized (this.sampling) {
-			this.algorithm.onSample(permit.startNanos, rtt, permit.inFlight, outcome == Outcome.DROPPED);
-			this.limit = Math.max(1, this.algorithm.limit());
+		boolean dropped = (outcome == Outcome.DROPPED);
+		if (dropped) {
+			this.sampling.lock();
+		}
+		else if (!this.sampling.tryLock()) {
+			this.skippedSamples.increment();
+			return;
+		}
+		try {
+			this.algorithm.onSample(permit.startNanos, rtt, permit.inFlight, permit.ceiling, dropped);
+			int limit = Math.max(1, this.algorithm.limit());
+			if (limit != limit()) {
+				this.ceilings = ceilings(limit);
+			}
+		}
+		finally {
+			this.sampling.unlock();
 		}
 	}
 
@@ -161,29 +207,53 @@ public final class OverloadLimiter {
 
 	/**
 	 * An admitted call's place in the limit, released once when the call ends; later
-	 * releases do nothing. Not thread-safe against concurrent releases of one permit.
+	 * releases do nothing, also when two threads release it at once (a completion racing
+	 * a timeout).
 	 */
 	public static final class Permit {
 
 		/** The answer for a call turned away: nothing to release. */
-		public static final Permit SHED = new Permit(null, 0, 0, true);
+		public static final Permit SHED = new Permit(null, 0, 0, 0, true);
+
+		private static final VarHandle RELEASED;
+
+		static {
+			try {
+				RELEASED = MethodHandles.lookup().findVarHandle(Permit.class, "released", boolean.class);
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new ExceptionInInitializerError(ex);
+			}
+		}
 
 		private final @Nullable OverloadLimiter limiter;
 
 		private final int inFlight;
 
+		private final int ceiling;
+
 		private final long startNanos;
 
 		private final boolean overLimit;
 
-		private boolean released;
+		@SuppressWarnings("unused") // accessed through RELEASED
+		private volatile boolean released;
 
-		private Permit(@Nullable OverloadLimiter limiter, int inFlight, long startNanos, boolean overLimit) {
+		private Permit(@Nullable OverloadLimiter limiter, int inFlight, int ceiling, long startNanos,
+				boolean overLimit) {
 			this.limiter = limiter;
 			this.inFlight = inFlight;
+			this.ceiling = ceiling;
 			this.startNanos = startNanos;
 			this.overLimit = overLimit;
 			this.released = (limiter == null);
+		}
+
+		/**
+		 * The calls in flight when this one was admitted, itself included.
+		 */
+		int inFlightAtStart() {
+			return this.inFlight;
 		}
 
 		/**
@@ -208,10 +278,9 @@ public final class OverloadLimiter {
 		 * @param outcome how the call ended
 		 */
 		public void release(Outcome outcome) {
-			if (this.released) {
+			if (!RELEASED.compareAndSet(this, false, true)) {
 				return;
 			}
-			this.released = true;
 			OverloadLimiter owner = this.limiter;
 			if (owner != null) {
 				owner.release(this, outcome);
@@ -244,9 +313,12 @@ public final class OverloadLimiter {
 		 * @return this builder
 		 */
 		public Builder reserves(double critical, double normal) {
-			if (!(critical >= 0 && normal >= 0 && critical + normal < 1)) {
-				throw new IllegalArgumentException(
-						"reserves must be at least 0 and leave a share for sheddable calls: " + critical + ", " + normal);
+			if (!(critical >= 0 && critical < 1)) {
+				throw new IllegalArgumentException("critical-reserve must be at least 0 and below 1: " + critical);
+			}
+			if (!(normal >= 0 && critical + normal < 1)) {
+				throw new IllegalArgumentException("normal-reserve must be at least 0 and leave a share for "
+						+ "sheddable calls with critical-reserve (" + critical + "): " + normal);
 			}
 			this.criticalReserve = critical;
 			this.normalReserve = normal;
@@ -269,7 +341,7 @@ public final class OverloadLimiter {
 		 * @return this builder
 		 */
 		public Builder ticker(LongSupplier ticker) {
-			this.ticker = ticker;
+			this.ticker = Objects.requireNonNull(ticker, "ticker");
 			return this;
 		}
 
