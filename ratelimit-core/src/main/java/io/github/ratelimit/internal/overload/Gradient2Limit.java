@@ -7,15 +7,20 @@ import java.util.concurrent.TimeUnit;
  * latency to the latency of the call that just ended, with a tolerance of 1.5 (a call
  * up to 50% slower than usual is not a sign of queueing), clamped to {@code [0.5, 1]}.
  * The limit moves towards {@code limit × gradient + queueSize}: it grows by
- * {@code queueSize = max(4, sqrt(limit))} while latency stays within the tolerance and
- * shrinks by up to a half when it does not. A drop shrinks it by 10%.
+ * {@code queueSize = 4} while latency stays within the tolerance and shrinks by up to a
+ * half when it does not. A drop shrinks it by 10%.
  * <p>
  * The long-term latency is smoothed over time rather than over a count of calls, with a
- * time constant of 30 seconds, so its meaning does not depend on the traffic; when the
+ * time constant of 60 seconds, so its meaning does not depend on the traffic; when the
  * latency falls to less than half of it (the end of a long overload) it is also brought
  * down by 5% per call, so the limit does not stay low for the whole time constant. The
  * move towards the target is smoothed by 0.2 per round trip: every call moves the limit
  * by {@code 0.2/inFlight} of the distance.
+ * <p>
+ * Having no fixed reference, the long-term latency also follows a queue that lasts: under
+ * a saturation that lasts, the limit creeps up by about {@code (tolerance − 1)} of itself
+ * per time constant (below 1% a second). This is why Vegas, which compares with the
+ * no-load latency, is the default.
  */
 final class Gradient2Limit extends SampledLimit {
 

@@ -212,9 +212,6 @@ public final class OverloadLimiter {
 	 */
 	public static final class Permit {
 
-		/** The answer for a call turned away: nothing to release. */
-		public static final Permit SHED = new Permit(null, 0, 0, 0, true);
-
 		private static final VarHandle RELEASED;
 
 		static {
@@ -226,6 +223,9 @@ public final class OverloadLimiter {
 			}
 		}
 
+		/** The answer for a call turned away: nothing to release. */
+		public static final Permit SHED = new Permit(null, 0, 0, 0, true);
+
 		private final @Nullable OverloadLimiter limiter;
 
 		private final int inFlight;
@@ -236,8 +236,10 @@ public final class OverloadLimiter {
 
 		private final boolean overLimit;
 
-		@SuppressWarnings("unused") // accessed through RELEASED
-		private volatile boolean released;
+		// read and written only through RELEASED's compare-and-set, which is atomic and
+		// ordered on a plain field too; plain, so creating a permit costs no fence
+		@SuppressWarnings("unused")
+		private boolean released;
 
 		private Permit(@Nullable OverloadLimiter limiter, int inFlight, int ceiling, long startNanos,
 				boolean overLimit) {
@@ -246,7 +248,9 @@ public final class OverloadLimiter {
 			this.ceiling = ceiling;
 			this.startNanos = startNanos;
 			this.overLimit = overLimit;
-			this.released = (limiter == null);
+			if (limiter == null) {
+				this.released = true;
+			}
 		}
 
 		/**

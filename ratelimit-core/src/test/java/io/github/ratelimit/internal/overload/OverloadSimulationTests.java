@@ -18,6 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * flight (20 ms each, so 2,000 calls a second), offered 1, 2 and 4 times what it can
  * serve, 20% of the calls critical and 80% sheddable. Virtual time: the runs are
  * deterministic and take no wall-clock time to speak of.
+ * <p>
+ * What the runs show (seed 33): Vegas holds 52..68 at 2x and 4x, 59..87 at 1x (in-flight
+ * calls stop at 70% of the limit for sheddable calls, so a limit of about 1.5 times the
+ * knee keeps about the knee in flight), admits 99.9% of critical calls at 4x and is back
+ * to its level within 0.3 s. Gradient2 holds 101..125 and creeps up while the overload
+ * lasts (its long-term latency follows a lasting queue), hence its wider band.
  */
 class OverloadSimulationTests {
 
@@ -38,9 +44,6 @@ class OverloadSimulationTests {
 		Phase doubled = service.run(2, Duration.ofSeconds(10));
 		Phase quadrupled = service.run(4, Duration.ofSeconds(20));
 		Phase after = service.run(1, Duration.ofSeconds(10));
-		print(algorithm, normal, doubled, quadrupled, after);
-		System.out.println(algorithm + " recovered to " + Math.round(normal.meanLimit(Duration.ZERO)) + " after "
-				+ after.reached(normal.meanLimit(Duration.ZERO)));
 
 		assertThat(normal.limitRange(Duration.ZERO)[0]).isGreaterThanOrEqualTo(KNEE);
 		assertThat(normal.admittedShare(RequestPriority.CRITICAL)).isEqualTo(1.0);
@@ -68,9 +71,6 @@ class OverloadSimulationTests {
 		Phase outage = service.run(2, Duration.ofSeconds(2));
 		service.outcome(Outcome.SUCCEEDED);
 		Phase after = service.run(2, Duration.ofSeconds(10));
-		print(algorithm, before, outage, after);
-		System.out.println(algorithm + " recovered to " + Math.round(before.meanLimit(Duration.ZERO)) + " after "
-				+ after.reached(before.meanLimit(Duration.ZERO)));
 
 		assertThat(outage.limitRange(Duration.ofSeconds(1))[1]).isLessThanOrEqualTo(KNEE / 4);
 		assertThat(after.reached(before.meanLimit(Duration.ZERO))).isNotNull().isLessThanOrEqualTo(RECOVERY);
@@ -86,8 +86,6 @@ class OverloadSimulationTests {
 		long slowerNoLoad = vegas.noLoadNanos();
 		service.base(BASE);
 		Phase faster = service.run(2, Duration.ofSeconds(10));
-		print(AdaptiveLimits.VEGAS, slower, faster);
-		System.out.println("VEGAS drift: limit back to " + KNEE + " after " + slower.reachedAfterLowest(KNEE));
 
 		assertThat(slowerNoLoad).isBetween(BASE.multipliedBy(2).toNanos(), BASE.multipliedBy(2).toNanos() * 11 / 10);
 		assertThat(vegas.noLoadNanos()).isBetween(BASE.toNanos(), BASE.toNanos() * 11 / 10);
@@ -106,12 +104,6 @@ class OverloadSimulationTests {
 
 	private static SaturatedService service(AdaptiveLimits algorithm) {
 		return new SaturatedService(algorithm.create(new LimitBounds(20, 1, 1000), Duration.ZERO), KNEE, BASE, 0.2);
-	}
-
-	private static void print(AdaptiveLimits algorithm, Phase... phases) {
-		for (Phase phase : phases) {
-			System.out.println(algorithm + " " + phase + ", mean " + Math.round(phase.meanLimit(Duration.ZERO)));
-		}
 	}
 
 }
