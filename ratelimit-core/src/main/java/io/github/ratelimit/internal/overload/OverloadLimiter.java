@@ -93,10 +93,10 @@ public final class OverloadLimiter {
 				if (!this.shadow) {
 					return Permit.SHED;
 				}
-				return new Permit(this, this.inFlight.incrementAndGet(), ceiling, this.ticker.getAsLong(), true);
+				return new Permit(this, this.inFlight.incrementAndGet(), ceiling, true);
 			}
 			if (this.inFlight.compareAndSet(current, current + 1)) {
-				return new Permit(this, current + 1, ceiling, this.ticker.getAsLong(), false);
+				return new Permit(this, current + 1, ceiling, false);
 			}
 		}
 	}
@@ -224,7 +224,7 @@ public final class OverloadLimiter {
 		}
 
 		/** The answer for a call turned away: nothing to release. */
-		public static final Permit SHED = new Permit(null, 0, 0, 0, true);
+		public static final Permit SHED = new Permit(null, 0, 0, true);
 
 		private final @Nullable OverloadLimiter limiter;
 
@@ -241,12 +241,11 @@ public final class OverloadLimiter {
 		@SuppressWarnings("unused")
 		private boolean released;
 
-		private Permit(@Nullable OverloadLimiter limiter, int inFlight, int ceiling, long startNanos,
-				boolean overLimit) {
+		private Permit(@Nullable OverloadLimiter limiter, int inFlight, int ceiling, boolean overLimit) {
 			this.limiter = limiter;
 			this.inFlight = inFlight;
 			this.ceiling = ceiling;
-			this.startNanos = startNanos;
+			this.startNanos = (limiter != null) ? limiter.ticker.getAsLong() : 0;
 			this.overLimit = overLimit;
 			if (limiter == null) {
 				this.released = true;
