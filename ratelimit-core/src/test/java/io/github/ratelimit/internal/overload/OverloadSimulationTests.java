@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * serve, 20% of the calls critical and 80% sheddable. Virtual time: the runs are
  * deterministic and take no wall-clock time to speak of.
  * <p>
- * What the runs show (seed 33): Vegas holds 52..68 at 2x and 4x, 59..87 at 1x (in-flight
+ * What the runs show (seed 33): Vegas holds 52..68 at 2x and 4x, 60..81 at 1x (in-flight
  * calls stop at 70% of the limit for sheddable calls, so a limit of about 1.5 times the
  * knee keeps about the knee in flight), admits 99.9% of critical calls at 4x and is back
  * to its level within 0.3 s. Gradient2 holds 101..125 and creeps up while the overload
