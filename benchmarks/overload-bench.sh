@@ -8,9 +8,12 @@
 # every call slows down as more arrive. The handler sleeps, so the dependency costs no CPU.
 # In front of it, one protection per variant (VARIANTS):
 #   none     nothing: Tomcat's 200 threads all reach the dependency, the rest queue;
-#   fixed    a fixed concurrency limit of KNEE calls, unkeyed, answering 503 over it (a
-#            Semaphore filter: Spring Framework 7's @ConcurrencyLimit blocks rather than
-#            sheds, which queues as no protection does);
+#   fixed    a fixed concurrency limit of KNEE calls, unkeyed, answering 503 over it at
+#            once (a Semaphore filter in front of everything else);
+#   spring   the same limit as Spring Framework 7's @ConcurrencyLimit on the handler method,
+#            with policy REJECT (its default, BLOCK, queues as no protection does), the
+#            InvocationRejectedException answered 503; servlet stack only; not in the
+#            default VARIANTS;
 #   netflix  Netflix's adaptive limiter (com.netflix.concurrency-limits:concurrency-limits-core,
 #            Vegas by default: NETFLIX_ALGORITHM), partitioned by the X-Priority header,
 #            critical 80% / sheddable 20% of the limit as its README shows, in a filter that
@@ -43,7 +46,8 @@
 #   VARIANTS="none fixed" WARMUP=6 DURATION=5 benchmarks/overload-bench.sh    # a short check
 #   STACK=webflux VARIANTS="none fixed ours" benchmarks/overload-bench.sh      # on WebFlux
 # Settings (environment): VARIANTS (none fixed netflix ours), STACK (servlet | webflux),
-# BASE_MS (20), KNEE (16), SLO_MS (5 × BASE_MS), LOADS (1,2,4), WARMUP (10 s), DURATION
+# BASE_MS (20), KNEE (16), SLO_MS (5 × BASE_MS), LOADS (1,2,4), WARMUP (20 s: one core compiles
+# slowly), DURATION
 # (20 s), TIMEOUT_MS (2000), CRITICAL_SHARE (0.2), RECOVERY_VARIANTS (ours netflix, those
 # that run), RECOVERY_BEFORE (10 s), RECOVERY_AFTER (20 s), OVERLOAD_ALGORITHM (vegas),
 # OURS_ARGS (more --ratelimit.overload.* arguments), NETFLIX_ALGORITHM (vegas), APP_CPUS
@@ -66,7 +70,7 @@ KNEE=${KNEE:-16}
 CAPACITY=$((KNEE * 1000 / BASE_MS))
 SLO_MS=${SLO_MS:-$((5 * BASE_MS))}
 LOADS=${LOADS:-1,2,4}
-WARMUP=${WARMUP:-10}
+WARMUP=${WARMUP:-20}
 DURATION=${DURATION:-20}
 TIMEOUT_MS=${TIMEOUT_MS:-2000}
 CRITICAL_SHARE=${CRITICAL_SHARE:-0.2}
@@ -113,9 +117,9 @@ start_app() {
   local variant=$1 args=()
   case "$variant" in
     none | fixed) ;;
-    netflix)
+    spring | netflix)
       if [[ $STACK != servlet ]]; then
-        echo "netflix runs on the servlet stack only: Netflix's concurrency-limits has no WebFlux adapter" >&2
+        echo "$variant runs on the servlet stack only" >&2
         return 1
       fi
       args=(--bench.netflix.algorithm="$NETFLIX_ALGORITHM") ;;
@@ -123,21 +127,26 @@ start_app() {
       # shellcheck disable=SC2206
       args=(--ratelimit.overload.enabled=true --ratelimit.overload.priority-header=X-Priority
         --ratelimit.overload.algorithm="$OVERLOAD_ALGORITHM" ${OURS_ARGS:-}) ;;
-    *) echo "VARIANTS lists none, fixed, netflix and ours: $variant" >&2; return 1 ;;
+    *) echo "VARIANTS lists none, fixed, spring, netflix and ours: $variant" >&2; return 1 ;;
   esac
-  PORT=$(free_port)
-  # shellcheck disable=SC2086
-  taskset -c "$APP_CPUS" java $APP_OPTS -jar "$APP_JAR" --server.port="$PORT" --bench.protection="$variant" \
-    --bench.base="${BASE_MS}ms" --bench.knee="$KNEE" "${STACK_ARGS[@]}" "${args[@]}" > "$WORK/$variant.log" 2>&1 &
-  APP_PID=$!
-  for _ in $(seq 1 240); do
-    if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/bench/state")" == 200 ]]; then
-      return 0
-    fi
-    if ! kill -0 "$APP_PID" 2>/dev/null; then
-      break
-    fi
-    sleep 0.5
+  # another program may take the free port first: then again on another
+  for _ in 1 2 3; do
+    PORT=$(free_port)
+    # shellcheck disable=SC2086
+    taskset -c "$APP_CPUS" java $APP_OPTS -jar "$APP_JAR" --server.port="$PORT" --bench.protection="$variant" \
+      --bench.base="${BASE_MS}ms" --bench.knee="$KNEE" "${STACK_ARGS[@]}" "${args[@]}" > "$WORK/$variant.log" 2>&1 &
+    APP_PID=$!
+    for _ in $(seq 1 240); do
+      if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/bench/state")" == 200 ]]; then
+        return 0
+      fi
+      if ! kill -0 "$APP_PID" 2>/dev/null; then
+        break
+      fi
+      sleep 0.5
+    done
+    wait "$APP_PID" 2>/dev/null || true
+    grep -q "already in use" "$WORK/$variant.log" || break
   done
   echo "the $variant service did not start; its log:" >&2
   tail -30 "$WORK/$variant.log" >&2
@@ -152,7 +161,8 @@ load() {
   # shellcheck disable=SC2086
   taskset -c "$LOAD_CPUS" java $LOAD_OPTS -cp "$JAR" io.github.ratelimit.benchmarks.overload.OverloadLoad \
     --url "http://127.0.0.1:$PORT" --capacity "$CAPACITY" --duration "$DURATION" --slo-ms "$SLO_MS" \
-    --timeout-ms "$TIMEOUT_MS" --critical-share "$CRITICAL_SHARE" "$@" > "$WORK/out" 2>> "$WORK/notes" &
+    --timeout-ms "$TIMEOUT_MS" --critical-share "$CRITICAL_SHARE" --app-pid "$APP_PID" --clock-ticks "$(getconf CLK_TCK)" \
+    "$@" > "$WORK/out" 2>> "$WORK/notes" &
   LOAD_PID=$!
   wait "$LOAD_PID"
   LOAD_PID=
@@ -176,7 +186,7 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for variant in "${VARIANTS[@]}"; do
   echo "# $variant: starting" >&2
   if ! start_app "$variant"; then
-    echo "| $variant | did not start | | | | | | | | | | | |" >> "$WORK/levels"
+    echo "| $variant | did not start | | | | | | | | | | | | |" >> "$WORK/levels"
     continue
   fi
   load --variant "$variant" --mode levels --loads "$LOADS" --warmup "$WARMUP"
@@ -205,7 +215,10 @@ mkdir -p "$(dirname "$OUT")"
   echo "- dependency: $BASE_MS ms per call up to $KNEE in flight, capacity $CAPACITY requests/s;" \
     "latency objective $SLO_MS ms; $(awk -v s="$CRITICAL_SHARE" 'BEGIN { printf "%d", s * 100 }')% critical;" \
     "request timeout $TIMEOUT_MS ms; warm-up $WARMUP s, $DURATION s per load"
-  echo "- load average before $LOAD_BEFORE, after $LOAD_AFTER"
+  echo "- load average before $LOAD_BEFORE, after $LOAD_AFTER$(awk -v l="${LOAD_BEFORE%% *}" -v n="$(nproc)" \
+    'BEGIN { if (l > n / 2) printf " (a busy machine: the service and the generator shared their cores, the high loads measure that too)" }')"
+  echo "- goodput: 2xx answers within the objective per second; admitted: 2xx answers among the requests sent;" \
+    "latency from each request's scheduled send time; app CPU: the service's CPU time over the load's wall time"
   echo
   java -cp "$JAR" io.github.ratelimit.benchmarks.overload.OverloadLoad --mode header | sed -n 1,2p
   grep -v '^<!--' "$WORK/levels" || true

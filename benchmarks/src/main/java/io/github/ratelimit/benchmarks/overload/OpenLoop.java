@@ -39,13 +39,17 @@ final class OpenLoop {
 
 	private final SplittableRandom random = new SplittableRandom(33);
 
+	private final CpuClock cpu;
+
 	/**
 	 * Creates a generator.
 	 * @param client the HTTP client (HTTP/1.1, one connection per request in flight)
 	 * @param uri what every request gets
 	 * @param settings the mix and the bounds
+	 * @param cpu the CPU time of the service and of the generator
 	 */
-	OpenLoop(HttpClient client, URI uri, Settings settings) {
+	OpenLoop(HttpClient client, URI uri, Settings settings, CpuClock cpu) {
+		this.cpu = cpu;
 		this.client = client;
 		this.critical = request(uri, "critical", settings.timeout());
 		this.sheddable = request(uri, "sheddable", settings.timeout());
@@ -68,6 +72,8 @@ final class OpenLoop {
 		for (Phase phase : phases) {
 			double interval = 1e9 / phase.rate();
 			long end = start + phase.duration().toNanos();
+			long appCpu = this.cpu.app();
+			long ownCpu = this.cpu.own();
 			for (long i = 0;; i++) {
 				long scheduled = start + (long) (i * interval);
 				if (scheduled - end >= 0) {
@@ -79,8 +85,13 @@ final class OpenLoop {
 				}
 				send(scheduled, phase.tally());
 			}
+			phase.tally().cpu(since(appCpu, this.cpu.app()), since(ownCpu, this.cpu.own()), end - start);
 			start = end;
 		}
+	}
+
+	private static long since(long before, long now) {
+		return (before < 0 || now < 0) ? -1 : now - before;
 	}
 
 	private void send(long scheduled, Tally tally) {

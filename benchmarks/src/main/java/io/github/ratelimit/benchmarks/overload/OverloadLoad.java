@@ -34,7 +34,9 @@ public final class OverloadLoad {
 	 * {@code --variant} (the row's label), {@code --capacity} (requests per second, 800),
 	 * {@code --loads} (1,2,4), {@code --warmup} (10 s), {@code --duration} (20 s),
 	 * {@code --slo-ms} (100), {@code --critical-share} (0.2), {@code --timeout-ms} (2000),
-	 * {@code --max-outstanding} (6000), {@code --drain} (60 s), and for the recovery
+	 * {@code --max-outstanding} (6000), {@code --drain} (60 s), {@code --app-pid} and
+	 * {@code --clock-ticks} (the service's process and {@code getconf CLK_TCK}, for the
+	 * service's CPU time), and for the recovery
 	 * {@code --limit-path} (/actuator/ratelimits), {@code --before} (10 s), {@code --after}
 	 * (20 s)
 	 * @throws InterruptedException when interrupted
@@ -68,7 +70,8 @@ public final class OverloadLoad {
 			.connectTimeout(settings.timeout())
 			.executor(executor)
 			.build();
-		OpenLoop loop = new OpenLoop(client, base.resolve("/work"), settings);
+		CpuClock cpu = new CpuClock(options.number("app-pid", 0), options.number("clock-ticks", 100));
+		OpenLoop loop = new OpenLoop(client, base.resolve("/work"), settings, cpu);
 		LimitProbe probe = new LimitProbe(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
 		URI state = base.resolve("/bench/state");
 		Duration drain = Duration.ofSeconds(options.number("drain", 60));
@@ -88,6 +91,7 @@ public final class OverloadLoad {
 			for (int i = 0; i < phases.size(); i++) {
 				OpenLoop.Phase phase = phases.get(i);
 				System.out.println(phase.tally().row(variant, labels[i], seconds(phase.duration()), capacity));
+				System.err.println("# " + variant + " recovery " + labels[i] + ": " + phase.tally().notes());
 			}
 			System.out.println();
 			System.out.println(recovery.row(variant, before.toNanos(), duration.toNanos()));

@@ -24,6 +24,11 @@ final class Tally {
 
 	private String firstError;
 
+	// the CPU time the service and the generator used during the phase, as a share of the wall time
+	private double appCpu = Double.NaN;
+
+	private double ownCpu = Double.NaN;
+
 	/**
 	 * Creates an empty tally.
 	 * @param sloMicros the latency objective a 2xx response must meet to count as goodput
@@ -35,8 +40,9 @@ final class Tally {
 	/** The header of {@link #row}'s table. */
 	static final String HEADER = """
 			| variant | load | offered req/s | 2xx/s | goodput/s (2xx ≤ SLO) | goodput ÷ capacity \
-			| critical p50 ms | critical p99 ms | critical admitted | sheddable admitted | 503 | timeouts | errors |
-			|---|---|---|---|---|---|---|---|---|---|---|---|---|""";
+			| critical p50 ms | critical p99 ms | critical admitted | sheddable admitted | 503 | timeouts | errors \
+			| app CPU |
+			|---|---|---|---|---|---|---|---|---|---|---|---|---|---|""";
 
 	synchronized void sent(boolean isCritical, long lagNanos) {
 		count(isCritical).sent++;
@@ -78,6 +84,17 @@ final class Tally {
 		noteError("not sent: the generator's bound on outstanding requests was reached");
 	}
 
+	/**
+	 * Notes how much CPU time the service and the generator used during the phase.
+	 * @param appCpuNanos the service's CPU time, negative when unknown
+	 * @param ownCpuNanos the generator's CPU time, negative when unknown
+	 * @param wallNanos how long the phase lasted
+	 */
+	synchronized void cpu(long appCpuNanos, long ownCpuNanos, long wallNanos) {
+		this.appCpu = (appCpuNanos >= 0) ? (double) appCpuNanos / wallNanos : Double.NaN;
+		this.ownCpu = (ownCpuNanos >= 0) ? (double) ownCpuNanos / wallNanos : Double.NaN;
+	}
+
 	private void noteError(String error) {
 		if (this.firstError == null) {
 			this.firstError = error;
@@ -100,11 +117,11 @@ final class Tally {
 		long sent = this.critical.sent + this.sheddable.sent;
 		long ok = this.critical.ok + this.sheddable.ok;
 		double goodput = (this.critical.okWithinSlo + this.sheddable.okWithinSlo) / seconds;
-		return String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.0f | %.2f | %s | %s | %s | %s | %d | %d | %d |",
+		return String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.0f | %.2f | %s | %s | %s | %s | %d | %d | %d | %s |",
 				variant, load, sent / seconds, ok / seconds, goodput, goodput / capacity,
 				millis(this.critical, 50), millis(this.critical, 99), share(this.critical), share(this.sheddable),
 				this.critical.shed + this.sheddable.shed, this.critical.timeouts + this.sheddable.timeouts,
-				this.critical.errors + this.sheddable.errors);
+				this.critical.errors + this.sheddable.errors, percent(this.appCpu));
 	}
 
 	/**
@@ -112,8 +129,9 @@ final class Tally {
 	 * @return a line for a comment
 	 */
 	synchronized String notes() {
-		String lag = String.format(Locale.ROOT, "send lag p99 %.1f ms, max %.1f ms",
-				this.sendLagMicros.getValueAtPercentile(99) / 1000.0, this.sendLagMicros.getMaxValue() / 1000.0);
+		String lag = String.format(Locale.ROOT, "send lag p99 %.1f ms, max %.1f ms, generator CPU %s",
+				this.sendLagMicros.getValueAtPercentile(99) / 1000.0, this.sendLagMicros.getMaxValue() / 1000.0,
+				percent(this.ownCpu));
 		return (this.firstError != null) ? lag + "; first error: " + this.firstError : lag;
 	}
 
@@ -130,6 +148,10 @@ final class Tally {
 			return "–";
 		}
 		return String.format(Locale.ROOT, "%.1f", count.okMicros.getValueAtPercentile(percentile) / 1000.0);
+	}
+
+	private static String percent(double share) {
+		return Double.isNaN(share) ? "–" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
 	}
 
 	private static String share(Count count) {

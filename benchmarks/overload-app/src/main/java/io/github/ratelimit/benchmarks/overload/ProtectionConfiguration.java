@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.resilience.annotation.EnableResilientMethods;
 import org.springframework.web.server.WebFilter;
 
 /**
@@ -23,7 +24,7 @@ import org.springframework.web.server.WebFilter;
 @Configuration(proxyBeanMethods = false)
 class ProtectionConfiguration {
 
-	private static final Set<String> VARIANTS = Set.of("none", "fixed", "netflix", "ours");
+	private static final Set<String> VARIANTS = Set.of("none", "fixed", "spring", "netflix", "ours");
 
 	/** Runs the protection filters before anything else, the library's filter included. */
 	private static final int FILTER_ORDER = Ordered.HIGHEST_PRECEDENCE;
@@ -43,7 +44,7 @@ class ProtectionConfiguration {
 		String protection = settings.protection();
 		if (!VARIANTS.contains(protection)) {
 			throw new IllegalStateException(
-					"bench.protection must be one of none, fixed, netflix, ours: " + protection);
+					"bench.protection must be one of none, fixed, spring, netflix, ours: " + protection);
 		}
 		boolean overload = environment.getProperty("ratelimit.overload.enabled", Boolean.class, false);
 		if (protection.equals("ours") != overload) {
@@ -74,6 +75,25 @@ class ProtectionConfiguration {
 		@ConditionalOnWebApplication(type = Type.REACTIVE)
 		WebFilter fixedLimitWebFilter(FixedLimit limit) {
 			return limit.webFilter();
+		}
+
+	}
+
+	/**
+	 * Spring Framework 7's {@code @ConcurrencyLimit} on the handler, with the policy that
+	 * rejects (the default blocks); servlet stack only, where the handler's call lasts as
+	 * long as the request.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "bench.protection", havingValue = "spring")
+	@EnableResilientMethods
+	static class SpringConfiguration {
+
+		SpringConfiguration(Environment environment) {
+			if (!"servlet".equals(environment.getProperty("spring.main.web-application-type", "servlet"))) {
+				throw new IllegalStateException("bench.protection=spring runs on the servlet stack only:"
+						+ " @ConcurrencyLimit would limit the call that returns a Mono, not the request");
+			}
 		}
 
 	}

@@ -3,7 +3,12 @@ package io.github.ratelimit.benchmarks.overload;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.resilience.InvocationRejectedException;
+import org.springframework.resilience.annotation.ConcurrencyLimit;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -26,7 +31,11 @@ final class WorkController {
 		return "{\"dependencyInFlight\":" + dependency.inFlight() + overload + "}";
 	}
 
-	/** The endpoints on the servlet stack: the handler sleeps on its request thread. */
+	/**
+	 * The endpoints on the servlet stack: the handler sleeps on its request thread. Its
+	 * {@code @ConcurrencyLimit} (Spring Framework 7, rejecting rather than blocking) acts
+	 * only in the {@code spring} variant, which enables resilient methods.
+	 */
 	@RestController
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	static class Servlet {
@@ -41,9 +50,16 @@ final class WorkController {
 		}
 
 		@GetMapping(path = "/work", produces = MediaType.TEXT_PLAIN_VALUE)
-		String work() throws InterruptedException {
+		@ConcurrencyLimit(limitString = "${bench.fixed-limit:${bench.knee}}",
+				policy = ConcurrencyLimit.ThrottlePolicy.REJECT)
+		public String work() throws InterruptedException {
 			this.dependency.serve();
 			return "done";
+		}
+
+		@ExceptionHandler(InvocationRejectedException.class)
+		ResponseEntity<Void> rejected() {
+			return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).build();
 		}
 
 		@GetMapping(path = "/bench/state", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -6,35 +6,65 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * The service starts with the fixed limit, serves {@code GET /work} and shows the limit.
+ * Each variant the service runs without this library's overload protection starts on its
+ * stack, serves {@code GET /work} and shows its limit, if it has one it can show.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "bench.protection=fixed")
 class OverloadApplicationTests {
-
-	@Value("${local.server.port}")
-	private int port;
 
 	private final HttpClient client = HttpClient.newHttpClient();
 
-	@Test
-	void servesWorkBehindTheFixedLimit() throws Exception {
-		HttpResponse<String> work = get("/work");
-		assertThat(work.statusCode()).isEqualTo(200);
-		assertThat(work.body()).isEqualTo("done");
-		HttpResponse<String> state = get("/bench/state");
-		assertThat(state.body()).isEqualTo("{\"dependencyInFlight\":0,\"overload\":{\"limit\":16,\"inFlight\":0}}");
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			none    | servlet  | {"dependencyInFlight":0}
+			fixed   | servlet  | {"dependencyInFlight":0,"overload":{"limit":16,"inFlight":0}}
+			spring  | servlet  | {"dependencyInFlight":0}
+			netflix | servlet  | {"dependencyInFlight":0,"overload":{"limit":20,"inFlight":0}}
+			none    | reactive | {"dependencyInFlight":0}
+			fixed   | reactive | {"dependencyInFlight":0,"overload":{"limit":16,"inFlight":0}}
+			""")
+	void servesWork(String protection, String stack, String state) throws Exception {
+		try (ConfigurableApplicationContext context = start("--bench.protection=" + protection,
+				"--spring.main.web-application-type=" + stack)) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			HttpResponse<String> work = get(port, "/work");
+			assertThat(work.statusCode()).isEqualTo(200);
+			assertThat(work.body()).isEqualTo("done");
+			assertThat(get(port, "/bench/state").body()).isEqualTo(state);
+		}
 	}
 
-	private HttpResponse<String> get(String path) throws Exception {
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+	@Test
+	void refusesAnUnknownVariant() {
+		assertThatException().isThrownBy(() -> start("--bench.protection=bulkhead"))
+			.withStackTraceContaining("bench.protection must be one of none, fixed, spring, netflix, ours: bulkhead");
+	}
+
+	@Test
+	void refusesOursWithoutTheLibrarysOverloadProtection() {
+		assertThatException().isThrownBy(() -> start("--bench.protection=ours"))
+			.withStackTraceContaining("bench.protection=ours needs ratelimit.overload.enabled=true, not false");
+	}
+
+	private static ConfigurableApplicationContext start(String... args) {
+		String[] all = new String[args.length + 1];
+		all[0] = "--server.port=0";
+		System.arraycopy(args, 0, all, 1, args.length);
+		return SpringApplication.run(OverloadApplication.class, all);
+	}
+
+	private HttpResponse<String> get(int port, String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
 			.header("X-Priority", "critical")
 			.build();
 		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
