@@ -13,17 +13,21 @@ import java.util.concurrent.TimeUnit;
  * How fast a learned limit comes back after overload: samples the limit every 100 ms
  * through a before phase, an overload phase and an after phase, and reads from the samples
  * the limit before (the median of the before phase's second half), its range during the
- * overload, and how long after the overload it is again within 10% of where it was.
+ * overload and at its end, and how long after the overload it is back: at 90% of where it
+ * was or more, and staying there for a second (a limit that only crosses the mark on its
+ * way down again has not recovered). A limit that never fell that far is back after 0 s.
  */
 final class Recovery {
 
 	/** The header of {@link #row}'s table. */
 	static final String HEADER = """
-			| variant | limit before (median) | limit during overload (min–max) \
-			| back within 10% after | limit at the end |
-			|---|---|---|---|---|""";
+			| variant | limit before (median) | limit during overload (min–max) | limit as overload ends \
+			| back to ≥ 90% after | limit at the end |
+			|---|---|---|---|---|---|""";
 
 	private static final long PERIOD_MILLIS = 100;
+
+	private static final long STAYS_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final List<Sample> samples = new ArrayList<>();
 
@@ -75,7 +79,7 @@ final class Recovery {
 			all = List.copyOf(this.samples);
 		}
 		if (all.isEmpty()) {
-			return "| " + variant + " | no limit found | – | – | – |";
+			return "| " + variant + " | no limit found | – | – | – | – |";
 		}
 		long overloadEnd = beforeNanos + overloadNanos;
 		double before = median(all.stream()
@@ -85,21 +89,40 @@ final class Recovery {
 			.toArray());
 		double min = Double.MAX_VALUE;
 		double max = -Double.MAX_VALUE;
+		double atEnd = Double.NaN;
 		for (Sample sample : all) {
 			if (sample.atNanos() >= beforeNanos && sample.atNanos() < overloadEnd) {
 				min = Math.min(min, sample.limit());
 				max = Math.max(max, sample.limit());
+				atEnd = sample.limit();
 			}
 		}
-		String back = "not within " + seconds(all.get(all.size() - 1).atNanos() - overloadEnd) + " s";
-		for (Sample sample : all) {
-			if (sample.atNanos() >= overloadEnd && Math.abs(sample.limit() - before) <= 0.1 * before) {
-				back = seconds(sample.atNanos() - overloadEnd) + " s";
-				break;
+		long last = all.get(all.size() - 1).atNanos();
+		String back = "not within " + seconds(last - overloadEnd) + " s";
+		if (min >= 0.9 * before) {
+			back = "0 s (it never fell below 90%)";
+		}
+		else {
+			// the first sample after the overload from which the limit stays at 90% or more
+			Long since = null;
+			for (Sample sample : all) {
+				if (sample.atNanos() < overloadEnd) {
+					continue;
+				}
+				if (sample.limit() < 0.9 * before) {
+					since = null;
+				}
+				else if (since == null) {
+					since = sample.atNanos();
+				}
+				if (since != null && sample.atNanos() - since >= STAYS_NANOS) {
+					back = seconds(since - overloadEnd) + " s";
+					break;
+				}
 			}
 		}
 		String during = (min <= max) ? number(min) + "–" + number(max) : "–";
-		return "| " + variant + " | " + number(before) + " | " + during + " | " + back + " | "
+		return "| " + variant + " | " + number(before) + " | " + during + " | " + number(atEnd) + " | " + back + " | "
 				+ number(all.get(all.size() - 1).limit()) + " |";
 	}
 
@@ -112,6 +135,9 @@ final class Recovery {
 	}
 
 	private static String number(double value) {
+		if (Double.isNaN(value)) {
+			return "–";
+		}
 		return (value == Math.rint(value)) ? String.valueOf((long) value) : String.format(Locale.ROOT, "%.1f", value);
 	}
 
