@@ -10,15 +10,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
- * Each variant the service runs without this library's overload protection starts on its
- * stack, serves {@code GET /work} and shows its limit, if it has one it can show.
+ * Each variant starts on its stack, serves {@code GET /work} and shows its limit, if it
+ * has one it can show.
  */
 class OverloadApplicationTests {
 
@@ -54,6 +56,43 @@ class OverloadApplicationTests {
 	void refusesOursWithoutTheLibrarysOverloadProtection() {
 		assertThatException().isThrownBy(() -> start("--bench.protection=ours"))
 			.withStackTraceContaining("bench.protection=ours needs ratelimit.overload.enabled=true, not false");
+	}
+
+	/**
+	 * The {@code ours} variant as the script starts it. Skipped while the starter has no
+	 * {@code ratelimit.overload.*} (its startup then refuses them as unknown properties).
+	 */
+	@Test
+	void runsOursWithTheLibrarysOverloadProtection() throws Exception {
+		ConfigurableApplicationContext context;
+		try {
+			context = start("--bench.protection=ours", "--ratelimit.overload.enabled=true",
+					"--ratelimit.overload.priority-header=X-Priority");
+		}
+		catch (RuntimeException ex) {
+			assumeFalse(refusesUnknownOverloadProperties(ex), "the starter has no ratelimit.overload.* yet");
+			throw ex;
+		}
+		try (context) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			assertThat(get(port, "/work").statusCode()).isEqualTo(200);
+			HttpResponse<String> ratelimits = get(port, "/actuator/ratelimits");
+			assertThat(ratelimits.statusCode()).isEqualTo(200);
+			// what the benchmark's recovery probe reads: the overload section's limit
+			assertThat(ratelimits.body()).containsPattern("\"overload\"\\s*:\\s*\\{[^}]*\"limit\"\\s*:\\s*[0-9]")
+				.containsPattern("\"overload\"\\s*:\\s*\\{[^}]*\"inFlight\"\\s*:\\s*[0-9]");
+		}
+	}
+
+	private static boolean refusesUnknownOverloadProperties(Throwable error) {
+		for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+			if (cause instanceof UnboundConfigurationPropertiesException unbound) {
+				return unbound.getUnboundProperties()
+					.stream()
+					.allMatch((property) -> property.getName().toString().startsWith("ratelimit.overload."));
+			}
+		}
+		return false;
 	}
 
 	private static ConfigurableApplicationContext start(String... args) {
