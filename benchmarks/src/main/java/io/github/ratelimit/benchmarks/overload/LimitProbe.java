@@ -79,7 +79,8 @@ final class LimitProbe {
 	private String get(URI uri) {
 		try {
 			HttpResponse<String> response = this.client.send(
-					HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+					// critical, should a protection shed by priority beyond the endpoint it guards
+					HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).header("X-Priority", "critical").build(),
 					HttpResponse.BodyHandlers.ofString());
 			return (response.statusCode() == 200) ? response.body() : null;
 		}
