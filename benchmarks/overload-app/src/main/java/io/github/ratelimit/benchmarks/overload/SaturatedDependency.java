@@ -2,6 +2,7 @@ package io.github.ratelimit.benchmarks.overload;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import reactor.core.publisher.Mono;
@@ -74,7 +75,14 @@ final class SaturatedDependency {
 	Mono<Void> serveReactive() {
 		return Mono.defer(() -> {
 			Call call = enter();
-			return waitFor(call).doFinally((signal) -> leave());
+			// before the answer goes downstream, as the blocking call leaves before it returns
+			AtomicBoolean done = new AtomicBoolean();
+			Runnable leaveOnce = () -> {
+				if (done.compareAndSet(false, true)) {
+					leave();
+				}
+			};
+			return waitFor(call).doOnTerminate(leaveOnce).doOnCancel(leaveOnce);
 		});
 	}
 
