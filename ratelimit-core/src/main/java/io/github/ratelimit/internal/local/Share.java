@@ -129,6 +129,20 @@ final class Share {
 		return true;
 	}
 
+	/**
+	 * Charges units a settled call used beyond its reservation, out of the units held here
+	 * (which the shared store has already counted as taken), unless the share is gone, its
+	 * units have lapsed, or they are too few: the charge is then the shared store's to make.
+	 */
+	boolean charge(long cost, long now) {
+		if (this.removed || this.expiresAt <= now || this.units < cost) {
+			return false;
+		}
+		this.units -= cost;
+		this.used += cost;
+		return true;
+	}
+
 	long takeAll(long now) {
 		long units = (this.expiresAt > now) ? this.units : 0;
 		this.units = 0;
