@@ -295,11 +295,13 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 
 	/**
 	 * Settles against this instance's shares where it can, as {@link #refund} gives back:
-	 * a give-back goes to the bucket's share, a charge comes out of the share's units when
-	 * it holds enough; the rest (buckets without a share here, shares whose window has
-	 * ended, charges beyond a share's units, and every bucket of a call with a limit that
-	 * is not shared) is settled by the shared store, in one call. Either way the bucket
-	 * ends up charged exactly the actual cost: a share's units are already taken from it.
+	 * a give-back goes to the bucket's share, a charge comes out of the share's units as
+	 * far as they go; the rest (buckets without a share here, shares whose window has
+	 * ended, the part of a charge beyond a share's units, and every bucket of a call with a
+	 * limit that is not shared) is settled by the shared store, in one call. Either way the
+	 * bucket ends up charged exactly the actual cost, since a share's units are already
+	 * taken from it, and a share emptied by a charge admits nothing more here until the
+	 * shared store, which holds the debt, grants it units again.
 	 */
 	@Override
 	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
@@ -340,15 +342,21 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 				continue;
 			}
 			Share share = this.table.find(acquisition.limit(), acquisition.identity());
-			boolean kept = false;
+			// what is left to settle elsewhere, beyond the reservation
+			long left = delta;
 			if (share != null) {
 				long windowEnd = windowEnd(acquisition.limit(), decided);
 				synchronized (share) {
-					kept = (delta < 0) ? share.giveBack(-delta, now, windowEnd) : share.charge(delta, now);
+					if (delta < 0) {
+						left = share.giveBack(-delta, now, windowEnd) ? 0 : delta;
+					}
+					else {
+						left = delta - share.charge(delta, now);
+					}
 				}
 			}
-			if (!kept) {
-				elsewhereCosts[elsewhere.size()] = actualCosts[i];
+			if (left != 0) {
+				elsewhereCosts[elsewhere.size()] = acquisition.cost() + left;
 				elsewhere.add(acquisition);
 			}
 		}

@@ -130,17 +130,20 @@ final class Share {
 	}
 
 	/**
-	 * Charges units a settled call used beyond its reservation, out of the units held here
-	 * (which the shared store has already counted as taken), unless the share is gone, its
-	 * units have lapsed, or they are too few: the charge is then the shared store's to make.
+	 * Charges units a settled call used beyond its reservation out of the units held here,
+	 * which the shared store has already counted as taken: as many as the share holds,
+	 * none when it is gone or its units have lapsed. The rest is the shared store's to
+	 * charge, and this share admits nothing more until it is granted units again.
+	 * @return the units charged here
 	 */
-	boolean charge(long cost, long now) {
-		if (this.removed || this.expiresAt <= now || this.units < cost) {
-			return false;
+	long charge(long cost, long now) {
+		if (this.removed || this.expiresAt <= now || this.units <= 0) {
+			return 0;
 		}
-		this.units -= cost;
-		this.used += cost;
-		return true;
+		long charged = Math.min(cost, this.units);
+		this.units -= charged;
+		this.used += charged;
+		return charged;
 	}
 
 	long takeAll(long now) {
