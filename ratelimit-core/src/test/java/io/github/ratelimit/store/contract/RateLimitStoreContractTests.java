@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -1081,33 +1082,65 @@ public abstract class RateLimitStoreContractTests {
 	void concurrentReservationsSettledAtRandomCostsChargeExactlyTheirSum(Algorithm algorithm) throws Exception {
 		// the clock stands still: what is used up is exactly what was settled
 		RateLimit limit = RateLimit.of("settle-hot", algorithm, 1_000_000, Duration.ofHours(1));
-		List<Acquisition> reserved = List.of(new Acquisition(limit, "hot", SETTLE_ESTIMATE));
+		long[] used = settledConcurrently(List.of(new Acquisition(limit, "hot", SETTLE_ESTIMATE)));
+		assertThat(this.store.inspect(limit, "hot").remaining()).as("remaining after %d units settled", used[0])
+			.isEqualTo(limit.capacity() - used[0]);
+	}
+
+	@Test
+	void concurrentSettlementsOfTwoLimitsChargeEachExactlyItsSum() throws Exception {
+		RateLimit tokens = RateLimit.of("settle-tokens", Algorithm.TOKEN_BUCKET, 1_000_000, Duration.ofHours(1));
+		RateLimit log = RateLimit.of("settle-log", Algorithm.SLIDING_WINDOW_LOG, 1_000_000, Duration.ofHours(1));
+		// in one order here, in the other there: settling them must not deadlock either
+		long[] used = settledConcurrently(List.of(new Acquisition(tokens, "hot", SETTLE_ESTIMATE),
+				new Acquisition(log, "hot", SETTLE_ESTIMATE)));
+		assertThat(this.store.inspect(tokens, "hot").remaining()).isEqualTo(tokens.capacity() - used[0]);
+		assertThat(this.store.inspect(log, "hot").remaining()).isEqualTo(log.capacity() - used[1]);
+	}
+
+	/**
+	 * Reserves {@code reserved} from {@link #CALLERS} threads at once, each
+	 * {@link #SETTLES_PER_CALLER} times, settling each reservation at random actual costs
+	 * (the odd thread asks for the acquisitions in reverse order); answers the sum of the
+	 * actual costs settled for each acquisition.
+	 */
+	private long[] settledConcurrently(List<Acquisition> reserved) throws Exception {
 		ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
 		try {
 			CountDownLatch start = new CountDownLatch(1);
-			List<Future<Long>> used = new ArrayList<>();
+			List<Future<long[]>> used = new ArrayList<>();
 			for (int t = 0; t < CALLERS; t++) {
 				SplittableRandom random = new SplittableRandom(t);
+				boolean reversed = t % 2 == 1;
+				List<Acquisition> asked = new ArrayList<>(reserved);
+				if (reversed) {
+					Collections.reverse(asked);
+				}
 				used.add(callers.submit(() -> {
 					start.await();
-					long sum = 0;
+					long[] sums = new long[asked.size()];
 					for (int i = 0; i < SETTLES_PER_CALLER; i++) {
-						RateLimitResult decided = this.store.tryAcquire(reserved);
+						RateLimitResult decided = this.store.tryAcquire(asked);
 						assertThat(decided.allowed()).isTrue();
-						long actual = random.nextLong(3 * SETTLE_ESTIMATE + 1);
-						this.store.settle(reserved, decided, new long[] { actual });
-						sum += actual;
+						long[] actual = new long[asked.size()];
+						for (int j = 0; j < actual.length; j++) {
+							actual[j] = random.nextLong(3 * SETTLE_ESTIMATE + 1);
+							sums[reversed ? actual.length - 1 - j : j] += actual[j];
+						}
+						this.store.settle(asked, decided, actual);
 					}
-					return sum;
+					return sums;
 				}));
 			}
 			start.countDown();
-			long total = 0;
-			for (Future<Long> callerUsed : used) {
-				total += callerUsed.get(60, TimeUnit.SECONDS);
+			long[] total = new long[reserved.size()];
+			for (Future<long[]> callerUsed : used) {
+				long[] sums = callerUsed.get(60, TimeUnit.SECONDS);
+				for (int j = 0; j < total.length; j++) {
+					total[j] += sums[j];
+				}
 			}
-			assertThat(this.store.inspect(limit, "hot").remaining()).as("remaining after %d units settled", total)
-				.isEqualTo(limit.capacity() - total);
+			return total;
 		}
 		finally {
 			callers.shutdownNow();
