@@ -35,9 +35,9 @@
 --          beyond the capacity if need be (see rl_algorithms' charge). Never cc.
 -- Reply    {now, then per limit three integers}: an admitting limit replies remaining,
 --          reset_us, delay_us; a rejecting one -1 - remaining, reset_us, retry_after_us.
---          A refund or a settlement replies {now}. A lease adds, per limit, the units it took beyond
---          the cost (0 when any enforced limit rejected). A call run after its deadline
---          replies {-time}, Redis TIME negated.
+--          A refund or a settlement replies {now}. A lease adds, per limit, the units it
+--          took beyond the cost (0 when any enforced limit rejected). A call run after its
+--          deadline replies {-time}, Redis TIME negated.
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
 -- every admitting limit commits (a reservation included), or nothing changes (apart from
