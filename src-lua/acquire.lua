@@ -6,8 +6,9 @@
 --          (one, two for a sliding window log: its log and its sum); all in one cluster slot
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
 -- ARGV[2]  'acquire', 'check' (decide without consuming), 'refund' (ARGV[1] is then the
---          timestamp of the acquisition being given back) or 'lease' (acquire, and take
---          more units for an instance to spend locally, see ARGV[6+5n..])
+--          timestamp of the acquisition being given back), 'lease' (acquire, and take
+--          more units for an instance to spend locally, see ARGV[7+5n..]) or 'settle'
+--          (settle acquisitions at their actual costs, see ARGV[7+5n..])
 -- ARGV[3]  number of limits n
 -- ARGV[4..] per limit, five values: algorithm (tb | lb | fw | swl | swc | cc, followed by '!'
 --          for a shadow limit, whose rejection does not stop the others), capacity,
@@ -27,11 +28,16 @@
 --          0: a share refreshed without a request). Only the bucket and window algorithms
 --          whose units may be spent later are leased (tb, fw, swc); the application never
 --          asks it of the others.
+-- ARGV[7+5n] 'settle' only: the timestamp of the acquisitions being settled, whose costs
+--          were their reservations; ARGV[8+5n..7+6n] per limit, its actual cost. A limit
+--          whose actual cost is below its reservation gives the difference back at that
+--          timestamp, as a refund does; one above it is charged the difference at now,
+--          beyond the capacity if need be (see rl_algorithms' charge). Never cc.
 -- Reply    {now, then per limit three integers}: an admitting limit replies remaining,
 --          reset_us, delay_us; a rejecting one -1 - remaining, reset_us, retry_after_us.
---          A refund replies {now}. A lease adds, per limit, the units it took beyond
---          the cost (0 when any enforced limit rejected). A call run after its deadline
---          replies {-time}, Redis TIME negated.
+--          A refund or a settlement replies {now}. A lease adds, per limit, the units it
+--          took beyond the cost (0 when any enforced limit rejected). A call run after its
+--          deadline replies {-time}, Redis TIME negated.
 --
 -- Every limit is decided before any is consumed: either every enforced limit admits and
 -- every admitting limit commits (a reservation included), or nothing changes (apart from
@@ -71,9 +77,14 @@ if argv[options + 1] then
 end
 local refund = mode == 'refund'
 local lease = mode == 'lease'
+local settle = mode == 'settle'
+local reserved_at
+if settle then
+  reserved_at = tonumber(argv[options + 3])
+end
 -- one limit, the usual call, gets its reply at its size rather than grown twice
 local reply
-if n == 1 and mode ~= 'refund' then
+if n == 1 and not refund and not settle then
   reply = { now, 0, 0, 0 }
 else
   reply = { now }
@@ -105,6 +116,13 @@ for i = 4, options - 1, 5 do
   end
   if refund then
     entry.refund(k, now, capacity, param, cost)
+  elseif settle then
+    local actual = tonumber(argv[options + 4 + (i - 4) / 5])
+    if actual < cost then
+      entry.refund(k, reserved_at, capacity, param, cost - actual, cost)
+    elseif actual > cost then
+      entry.charge(k, now, capacity, param, actual - cost)
+    end
   else
     local admits, remaining, reset, retry_after, delay, state = entry.decide(k, now, capacity, param, cost,
       max_delay)

@@ -58,7 +58,11 @@ rl_algorithms.cc = function()
     end
   end
 
-  return { keys = 1, decide = decide, commit = commit, refund = refund }
+  local function charge()
+    error('calls in flight have no cost to settle')
+  end
+
+  return { keys = 1, decide = decide, commit = commit, refund = refund, charge = charge }
 end
 
 -- standalone entry --

@@ -11,7 +11,9 @@
 -- ARGV[5]  cost k
 -- Reply    {now, allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
--- The key expires when its window ends. A calendar quota decides in the window of the
+-- The key expires when its window ends. A charge (a settlement beyond its reservation)
+-- counts into the window containing now, past C if need be: that window then rejects
+-- until it ends, and the debt ends with it. A calendar quota decides in the window of the
 -- passed boundaries that contains now: Redis's clock says which window a request falls
 -- in, the application's time zone rules where the windows begin and end. A Redis clock
 -- outside the passed windows (more than a whole window away from the application's)
@@ -86,7 +88,17 @@ rl_algorithms.fw = function()
     end
   end
 
-  return { keys = 1, decide = decide, commit = commit, refund = refund }
+  local function charge(k, now, capacity, param, cost)
+    local window = current(now, param)
+    local stored, count = read(KEYS[k])
+    local used = 0
+    if stored == window then
+      used = count
+    end
+    commit(k, now, capacity, param, cost, used + cost)
+  end
+
+  return { keys = 1, decide = decide, commit = commit, refund = refund, charge = charge }
 end
 
 -- standalone entry --

@@ -28,6 +28,7 @@ rl_algorithms.lb = function()
     end,
     commit = token_bucket.commit,
     refund = token_bucket.refund,
+    charge = token_bucket.charge,
   }
 end
 

@@ -119,8 +119,12 @@ end
 --           reserved slot (0: none); algorithms that cannot reserve ignore it.
 --   commit  function(k, now, capacity, param, cost, state) recording an admitted decision
 --           with the state its decide returned
---   refund  function(k, timestamp, capacity, param, cost) giving back an acquisition made
---           at `timestamp`
+--   refund  function(k, timestamp, capacity, param, cost, logged) giving back `cost` units of
+--           an acquisition made at `timestamp`; `logged` is what the acquisition took when
+--           less than all of it is given back (a settlement, see acquire.lua), else nil
+--   charge  function(k, now, capacity, param, cost) taking `cost` units at `now` without
+--           deciding, even beyond the capacity (a debt: a settlement's actual cost exceeded
+--           its reservation); the state written lasts until the debt no longer counts
 -- param is the emission interval in microseconds for the buckets, the period otherwise;
 -- for a calendar quota (a fixed window per calendar day, week or month in a time zone) it
 -- is the list of window boundaries rl_parameter reads.

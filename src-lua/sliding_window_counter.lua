@@ -9,7 +9,9 @@
 -- Reply    {now, allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
 -- Computed as (curr + k) * P + prev * (P - elapsed) <= C * P, in the same order as the
--- Java store. The key expires when the next window ends (then it no longer weighs).
+-- Java store. The key expires when the next window ends (then it no longer weighs). A
+-- charge (a settlement beyond its reservation) counts into the current window, past C if
+-- need be, and weighs as any unit of it does.
 
 rl_algorithms.swc = function()
   local function read(key)
@@ -99,7 +101,13 @@ rl_algorithms.swc = function()
     end
   end
 
-  return { keys = 1, decide = decide, commit = commit, refund = refund }
+  local function charge(k, now, capacity, period, cost)
+    local window = now - (now % period)
+    local curr, prev = counts(KEYS[k], window, period)
+    commit(k, now, capacity, period, cost, { curr + cost, prev })
+  end
+
+  return { keys = 1, decide = decide, commit = commit, refund = refund, charge = charge }
 end
 
 -- standalone entry --

@@ -11,8 +11,10 @@
 -- ARGV[5]  cost k
 -- Reply    {now, allowed (1|0), remaining, reset_us, retry_after_us, delay_us}
 --
--- Rejected requests are not logged, so the log never holds more than C entries. Both keys
--- expire one period after the last admitted request.
+-- Rejected requests are not logged, so the log never holds more than C entries (unless a
+-- charge logged more). Both keys expire one period after the last admitted request. A
+-- charge (a settlement beyond its reservation) logs its units at now, as a request
+-- admitted then; a settlement below its reservation shrinks the reservation's entry.
 
 rl_algorithms.swl = function()
   local function cost_of(member)
@@ -95,12 +97,23 @@ rl_algorithms.swl = function()
     redis.call('PEXPIRE', key, rl_ttl(period))
   end
 
-  local function refund(k, timestamp, capacity, period, cost)
+  -- gives back `cost` units of the entry logged at `timestamp` with `logged` units (all of
+  -- it when logged is nil): the entry is removed, or shrunk to what is left of it
+  local function refund(k, timestamp, capacity, period, cost, logged)
     local key, sum_key = KEYS[k], KEYS[k + 1]
+    logged = logged or cost
     local candidates = redis.call('ZRANGEBYSCORE', key, rl_int(timestamp), rl_int(timestamp))
     for i = #candidates, 1, -1 do
-      if cost_of(candidates[i]) == cost then
+      if cost_of(candidates[i]) == logged then
         redis.call('ZREM', key, candidates[i])
+        if logged > cost then
+          local prefix = rl_int(timestamp) .. ':' .. rl_int(logged - cost) .. ':'
+          local n = tonumber(string.match(candidates[i], ':(%d+)$'))
+          while redis.call('ZSCORE', key, prefix .. rl_int(n)) do
+            n = n + 1
+          end
+          redis.call('ZADD', key, rl_int(timestamp), prefix .. rl_int(n))
+        end
         local used = redis.call('GET', sum_key)
         -- without a sum the next decision counts the log again
         if used then
@@ -111,7 +124,11 @@ rl_algorithms.swl = function()
     end
   end
 
-  return { keys = 2, decide = decide, commit = commit, refund = refund }
+  local function charge(k, now, capacity, period, cost)
+    commit(k, now, capacity, period, cost, expire(KEYS[k], KEYS[k + 1], now - period))
+  end
+
+  return { keys = 2, decide = decide, commit = commit, refund = refund, charge = charge }
 end
 
 -- standalone entry --

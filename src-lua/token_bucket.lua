@@ -8,7 +8,8 @@
 --          big-endian 5-byte integer (7 bytes, so 14 in all, for intervals of 2^40 µs, about
 --          12.7 days, and more). A value of another size is read as no bucket.
 -- ARGV[1]  now in microseconds, or '' to use Redis TIME
--- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition)
+-- ARGV[2]  'acquire' or 'refund' (refund: ARGV[1] is the timestamp of the acquisition);
+--          the driver also charges (a settlement beyond its reservation, acquire.lua)
 -- ARGV[3]  capacity C
 -- ARGV[4]  emission interval T in microseconds (period / refill tokens, rounded up)
 -- ARGV[5]  cost k
@@ -24,12 +25,14 @@
 -- when the bucket is full again, which is after every reserved slot.
 -- A bucket written with another interval (its identity moved to another plan) keeps its
 -- debt in tokens: tat = now + ceil((tat - now) * T / T_old), as the in-memory store does.
+-- A charge moves the tat on by k*T without deciding, past the burst if need be: the bucket
+-- is then in debt, rejecting until it has refilled past it, and expires when full again.
 
 rl_algorithms.tb = function()
   -- leaky: 1 for a leaky bucket, whose admitted requests wait for their drain slot
-  local function decide(k, now, capacity, interval, cost, max_delay, leaky)
-    local burst = capacity * interval
-    local start = now
+  -- the time a request at `now` starts from: when the bucket is full again (its debt
+  -- re-priced at this interval), or now when it is full
+  local function start_of(k, now, interval)
     local value = rl_read(k)
     if value then
       -- the time the bucket is full again and the interval it was computed with
@@ -43,9 +46,15 @@ rl_algorithms.tb = function()
         if written ~= interval then
           tat = now + math.ceil((tat - now) * interval / written)
         end
-        start = tat
+        return tat
       end
     end
+    return now
+  end
+
+  local function decide(k, now, capacity, interval, cost, max_delay, leaky)
+    local burst = capacity * interval
+    local start = start_of(k, now, interval)
     local new_tat = start + cost * interval
     local debt = new_tat - now
     if debt <= burst then
@@ -105,7 +114,12 @@ rl_algorithms.tb = function()
     end
   end
 
-  return { keys = 1, decide = decide, commit = commit, refund = refund }
+  -- a charge records like a commit, without deciding: the tat may run past the burst
+  local function charge(k, now, capacity, interval, cost)
+    commit(k, now, capacity, interval, cost, start_of(k, now, interval) + cost * interval)
+  end
+
+  return { keys = 1, decide = decide, commit = commit, refund = refund, charge = charge }
 end
 
 -- standalone entry --

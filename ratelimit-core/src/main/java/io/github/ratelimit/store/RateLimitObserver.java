@@ -45,6 +45,19 @@ public interface RateLimitObserver {
 	}
 
 	/**
+	 * Called when admitted decisions were settled at their actual costs (see
+	 * {@link RateLimitStore#settle}): each acquisition reserved its cost when it was
+	 * decided, and used the actual cost at the same index. Those decisions were reported to
+	 * {@link #decided(List, RateLimitResult, long)} with their reserved costs.
+	 * @param reserved the acquisitions as they were decided, with their reserved costs
+	 * @param decided the result that admitted them, with the store that decided
+	 * @param actualCosts the actual cost of each acquisition, in order; the observer's own
+	 * copy
+	 */
+	default void settled(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+	}
+
+	/**
 	 * Called when a call to a store failed or timed out (the fallback then decides).
 	 * @param store the store name ({@code redis})
 	 * @param failure the failure

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.github.ratelimit.Algorithm;
+
 /**
  * Where buckets live. Implementations decide atomically and, for remote stores, in one
  * network round trip per call.
@@ -101,6 +103,58 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Settles admitted acquisitions at their actual costs, known only once their calls
+	 * ended: each acquisition reserved its estimated cost when {@link #tryAcquire} admitted
+	 * it, and the difference is given back or charged now, for every acquisition in one
+	 * atomic step.
+	 * <ul>
+	 * <li>An actual cost below the reservation gives the difference back, as
+	 * {@link #refund} gives back (nothing for a window that has passed since).</li>
+	 * <li>An actual cost above it charges the difference unconditionally, at the time of
+	 * this call, even beyond what is left: the bucket goes into debt, and its next requests
+	 * are refused (or wait) until the debt is paid. A token or leaky bucket pays its debt as
+	 * it refills or drains; a window carries it until the window ends (a charge made after
+	 * the reservation's window has passed counts in the current one).</li>
+	 * <li>An actual cost equal to the reservation changes nothing.</li>
+	 * </ul>
+	 * A limit on calls in flight has no cost to settle: settling one fails. The default
+	 * implementation refuses to settle; every store of this library settles.
+	 * @param reserved the acquisitions that were admitted, each with its reserved cost
+	 * @param decided the result of that call: its time, and which store decided it
+	 * @param actualCosts the actual cost of each acquisition, in order, not negative and
+	 * possibly beyond the limit's capacity; read before this method returns
+	 * @throws IllegalArgumentException when the actual costs do not match the acquisitions
+	 * one for one, one is negative, or an acquisition is of a limit on calls in flight
+	 * @throws UnsupportedOperationException when the store cannot settle
+	 */
+	default void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		requireSettleable(reserved, actualCosts);
+		throw new UnsupportedOperationException(getClass().getName() + " cannot settle costs");
+	}
+
+	/**
+	 * Settles like {@link #settle} without holding the calling thread while the store
+	 * works, for callers on an event loop. Stores that do I/O override it; the default
+	 * settles on the calling thread.
+	 * @param reserved the acquisitions that were admitted, each with its reserved cost
+	 * @param decided the result of that call: its time, and which store decided it
+	 * @param actualCosts the actual cost of each acquisition, in order; read before this
+	 * method returns
+	 * @return completes when the store has settled, exceptionally as {@link #settle} would
+	 * throw
+	 */
+	default CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		try {
+			settle(reserved, decided, actualCosts);
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * The store's name, as metrics, health and the actuator endpoint report it.
 	 * @return {@code memory}, {@code redis}, or the name of an application's store (by
 	 * default its class name)
@@ -149,6 +203,33 @@ public interface RateLimitStore {
 	 */
 	default void resetAll() {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot reset all buckets");
+	}
+
+	/**
+	 * Checks the arguments of {@link #settle}: acquisitions naming distinct buckets, none
+	 * of a limit on calls in flight, and one actual cost, not negative, for each.
+	 * @param reserved the acquisitions to settle
+	 * @param actualCosts their actual costs
+	 * @throws IllegalArgumentException when they do not qualify
+	 */
+	static void requireSettleable(List<Acquisition> reserved, long[] actualCosts) {
+		if (actualCosts.length != reserved.size()) {
+			throw new IllegalArgumentException("one actual cost per acquisition is needed: " + actualCosts.length
+					+ " for " + reserved.size() + " acquisitions");
+		}
+		for (int i = 0; i < actualCosts.length; i++) {
+			Acquisition acquisition = reserved.get(i);
+			if (acquisition.limit().algorithm() == Algorithm.CONCURRENCY) {
+				throw new IllegalArgumentException("limit '" + acquisition.limit().name()
+						+ "' counts calls in flight, which have no cost to settle: settle is for limits"
+						+ " that count units over time");
+			}
+			if (actualCosts[i] < 0) {
+				throw new IllegalArgumentException("actual cost must not be negative: " + actualCosts[i]
+						+ " for limit '" + acquisition.limit().name() + "'");
+			}
+		}
+		requireDistinct(reserved);
 	}
 
 	/**

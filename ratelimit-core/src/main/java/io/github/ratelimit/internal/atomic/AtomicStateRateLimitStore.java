@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -103,6 +104,62 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 		return this.offload.submit(() -> refundNow(acquisitions, decided));
 	}
 
+	/**
+	 * Settles every acquisition in one update of the storage: a charge writes a state
+	 * even where none was kept, and is kept as long as its debt lasts.
+	 */
+	@Override
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		RateLimitStore.requireSettleable(reserved, actualCosts);
+		if (!reserved.isEmpty()) {
+			long[] actual = actualCosts.clone();
+			call(() -> settleNow(reserved, decided, actual));
+		}
+	}
+
+	@Override
+	public CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		if (this.offload == null || reserved.isEmpty()) {
+			return RateLimitStore.super.settleAsync(reserved, decided, actualCosts);
+		}
+		try {
+			RateLimitStore.requireSettleable(reserved, actualCosts);
+		}
+		catch (IllegalArgumentException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		long[] actual = actualCosts.clone();
+		return this.offload.submit(() -> settleNow(reserved, decided, actual));
+	}
+
+	private @Nullable Void settleNow(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		List<Acquisition> sorted = sorted(reserved);
+		long[] actual = new long[sorted.size()];
+		for (int i = 0; i < actual.length; i++) {
+			actual[i] = (sorted == reserved) ? actualCosts[i] : actualCosts[reserved.indexOf(sorted.get(i))];
+		}
+		return this.storage.update(keys(sorted), (transaction) -> {
+			long now = now(transaction);
+			for (int i = 0; i < sorted.size(); i++) {
+				Acquisition acquisition = sorted.get(i);
+				RateLimit limit = acquisition.limit();
+				if (actual[i] == acquisition.cost()) {
+					continue;
+				}
+				BucketState state = read(limit, transaction.state(i));
+				if (state == null && actual[i] < acquisition.cost()) {
+					// nothing kept, nothing to give back
+					continue;
+				}
+				state = (state != null) ? state : BucketState.create(limit);
+				state.settle(limit, decided.timestampMicros(), now, acquisition.cost(), actual[i]);
+				write(transaction, i, limit, state, state.overdraftMicros(limit, now));
+			}
+			return null;
+		});
+	}
+
 	private RateLimitResult decideNow(List<Acquisition> acquisitions, long maxDelayMicros) {
 		List<Acquisition> sorted = sorted(acquisitions);
 		return inOrder(acquisitions, sorted,
@@ -117,7 +174,9 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 				BucketState state = read(acquisition.limit(), transaction.state(i));
 				if (state != null) {
 					state.refund(acquisition.limit(), decided.timestampMicros(), acquisition.cost());
-					write(transaction, i, acquisition.limit(), state, 0);
+					// a debt settled earlier keeps the state beyond its idle time
+					write(transaction, i, acquisition.limit(), state,
+							state.overdraftMicros(acquisition.limit(), now(transaction)));
 				}
 			}
 			return null;
@@ -191,7 +250,8 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 			Acquisition acquisition = sorted.get(i);
 			if (allowed && decisions[i].allowed()) {
 				states[i].commit(acquisition.limit(), now, acquisition.cost());
-				write(transaction, i, acquisition.limit(), states[i], maxDelayMicros);
+				write(transaction, i, acquisition.limit(), states[i],
+						Math.max(maxDelayMicros, states[i].overdraftMicros(acquisition.limit(), now)));
 			}
 			else {
 				decisions[i] = decisions[i].uncommitted(acquisition.cost());
@@ -216,14 +276,15 @@ public final class AtomicStateRateLimitStore implements RateLimitStore, AutoClos
 
 	/**
 	 * Writes a state with the time after which it no longer matters: one idle time after
-	 * this decision, and after the furthest slot it may have reserved. The expiry is the
+	 * this decision, and after the furthest slot it may have reserved or the end of a debt
+	 * it holds ({@code extraMicros}). The expiry is the
 	 * storage's time even when a test clock decides, since the storage compares it with its
 	 * own.
 	 */
 	private static void write(AtomicStateStorage.Transaction transaction, int index, RateLimit limit,
-			BucketState state, long maxDelayMicros) {
+			BucketState state, long extraMicros) {
 		transaction.write(index, BucketStateCodec.encode(state),
-				transaction.nowMicros() + limit.idleTtlMicros() + maxDelayMicros);
+				transaction.nowMicros() + limit.idleTtlMicros() + extraMicros);
 	}
 
 	private long now(AtomicStateStorage.Transaction transaction) {

@@ -86,6 +86,51 @@ public interface BucketState {
 	void refund(RateLimit limit, long timestampMicros, long cost);
 
 	/**
+	 * Charges units unconditionally, at the time of the call, even beyond what is left:
+	 * what settling a call whose actual cost exceeded its reservation does. The state then
+	 * holds a debt (a token bucket's refill time, a leaky bucket's drain time or a window's
+	 * count beyond the capacity) that later requests find as quota used up. By default a
+	 * charge is a {@link #commit}, which records without deciding.
+	 * @param limit the limit
+	 * @param nowMicros the time of the charge
+	 * @param cost quota units charged, positive, possibly beyond the capacity
+	 */
+	default void charge(RateLimit limit, long nowMicros, long cost) {
+		commit(limit, nowMicros, cost);
+	}
+
+	/**
+	 * Settles a committed request at its actual cost: gives back what it reserved beyond
+	 * that cost, as {@link #refund} gives back, or charges what it used beyond its
+	 * reservation, as {@link #charge} does.
+	 * @param limit the limit
+	 * @param timestampMicros the time the request was committed at
+	 * @param nowMicros the time of the settlement, at which a charge is made
+	 * @param reserved quota units the request took when committed
+	 * @param actual quota units the request used, not negative
+	 */
+	default void settle(RateLimit limit, long timestampMicros, long nowMicros, long reserved, long actual) {
+		if (actual < reserved) {
+			refund(limit, timestampMicros, reserved - actual);
+		}
+		else if (actual > reserved) {
+			charge(limit, nowMicros, actual - reserved);
+		}
+	}
+
+	/**
+	 * Time beyond the limit's {@link RateLimit#idleTtlMicros() idle time} that this state
+	 * still matters at {@code nowMicros}: how long a debt lasts past a whole quota's refill.
+	 * A store keeping states for a limited time keeps this one that much longer.
+	 * @param limit the limit
+	 * @param nowMicros the current time
+	 * @return microseconds, 0 for a state without debt
+	 */
+	default long overdraftMicros(RateLimit limit, long nowMicros) {
+		return 0;
+	}
+
+	/**
 	 * The algorithm this state belongs to.
 	 * @return the algorithm
 	 */

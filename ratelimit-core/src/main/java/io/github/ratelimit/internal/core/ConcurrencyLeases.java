@@ -95,6 +95,23 @@ final class ConcurrencyLeases implements BucketState {
 		}
 	}
 
+	/** Calls in flight are counted, not costed: there is nothing to charge. */
+	@Override
+	public void charge(RateLimit limit, long now, long cost) {
+		throw notSettleable(limit);
+	}
+
+	/** Calls in flight are counted, not costed: there is nothing to settle. */
+	@Override
+	public void settle(RateLimit limit, long timestamp, long now, long reserved, long actual) {
+		throw notSettleable(limit);
+	}
+
+	private static IllegalArgumentException notSettleable(RateLimit limit) {
+		return new IllegalArgumentException(
+				"limit '" + limit.name() + "' counts calls in flight, which have no cost to settle");
+	}
+
 	/** Drops the leases whose time ran out: their holders were lost. */
 	private void expire(long now) {
 		for (int i = this.held - 1; i >= 0; i--) {

@@ -178,6 +178,56 @@ public final class FailoverRateLimitStore implements RateLimitStore, AutoCloseab
 	}
 
 	/**
+	 * Settles with the store that decided, as {@link #refund} gives back: the local
+	 * fallback (at its reduced quota, the reservation as it took it) when {@code decided}
+	 * came from it, the remote store otherwise. A failure of the remote store is logged,
+	 * never thrown: the call it settles has ended, and must not fail for its bookkeeping.
+	 */
+	@Override
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		RateLimitStore.requireSettleable(reserved, actualCosts);
+		if (decided.refundTo() == this.fallback) {
+			this.fallback.settle(reduce(reserved), decided, actualCosts);
+			return;
+		}
+		try {
+			this.primary.settle(reserved, decided, actualCosts);
+		}
+		catch (RuntimeException ex) {
+			this.failureLog.log("Rate limit store failed to settle costs: " + ex, this.warn);
+		}
+	}
+
+	/**
+	 * Settles like {@link #settle} without holding the calling thread: the remote store's
+	 * settlement is sent asynchronously, and its failure is logged, never passed on.
+	 */
+	@Override
+	public CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		try {
+			RateLimitStore.requireSettleable(reserved, actualCosts);
+		}
+		catch (IllegalArgumentException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (decided.refundTo() == this.fallback) {
+			return this.fallback.settleAsync(reduce(reserved), decided, actualCosts);
+		}
+		CompletionStage<Void> remote;
+		try {
+			remote = this.primary.settleAsync(reserved, decided, actualCosts);
+		}
+		catch (RuntimeException ex) {
+			remote = CompletableFuture.failedFuture(ex);
+		}
+		return remote.exceptionally((failure) -> {
+			this.failureLog.log("Rate limit store failed to settle costs: " + asRuntime(failure), this.warn);
+			return null;
+		});
+	}
+
+	/**
 	 * Reads the bucket from the store deciding now: the local fallback (at its reduced
 	 * quota) while it is active or when the remote store fails to answer, the remote
 	 * store otherwise.

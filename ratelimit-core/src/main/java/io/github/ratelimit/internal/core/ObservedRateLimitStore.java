@@ -1,6 +1,7 @@
 package io.github.ratelimit.internal.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.store.Acquisition;
@@ -81,6 +82,43 @@ public final class ObservedRateLimitStore implements RateLimitStore, AutoCloseab
 			throw ex;
 		}
 		return refunded.whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				this.observer.storeFailed(this.delegate.name(), failure);
+			}
+		});
+	}
+
+	/** Arguments that cannot be settled are refused before the store is asked: no store failure. */
+	@Override
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		RateLimitStore.requireSettleable(reserved, actualCosts);
+		try {
+			this.delegate.settle(reserved, decided, actualCosts);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.delegate.name(), ex);
+			throw ex;
+		}
+	}
+
+	@Override
+	public CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		try {
+			RateLimitStore.requireSettleable(reserved, actualCosts);
+		}
+		catch (IllegalArgumentException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletionStage<Void> settled;
+		try {
+			settled = this.delegate.settleAsync(reserved, decided, actualCosts);
+		}
+		catch (RuntimeException ex) {
+			this.observer.storeFailed(this.delegate.name(), ex);
+			throw ex;
+		}
+		return settled.whenComplete((ignored, failure) -> {
 			if (failure != null) {
 				this.observer.storeFailed(this.delegate.name(), failure);
 			}

@@ -223,6 +223,85 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Settles what an admitted {@link #acquire} reserved at the actual costs, with the
+	 * store that decided it (see {@link RateLimitStore#settle}), and tells the observer.
+	 * Acquisitions of one bucket are merged as they were when decided: the bucket is
+	 * settled at the sum of their actual costs against what it took for them.
+	 * @param reserved the acquisitions as passed to {@link #acquire}
+	 * @param decided the result of that call
+	 * @param actualCosts the actual cost of each acquisition, in order
+	 * @throws IllegalArgumentException when the actual costs do not match the acquisitions
+	 * one for one, one is negative, or an acquisition is of a limit on calls in flight
+	 */
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		if (!reserved.isEmpty()) {
+			Merged merged = mergeSettled(reserved, actualCosts);
+			this.store.settle(merged.reserved(), decided, merged.actualCosts());
+			this.observer.settled(reserved, decided, actualCosts.clone());
+		}
+	}
+
+	/**
+	 * Settles like {@link #settle} without holding the calling thread while the store
+	 * works (see {@link RateLimitStore#settleAsync}); the observer hears of it once the
+	 * store has settled.
+	 * @param reserved the acquisitions as passed to {@link #acquireAsync}
+	 * @param decided the result of that call
+	 * @param actualCosts the actual cost of each acquisition, in order
+	 * @return completes when the store has settled, exceptionally when it failed to
+	 */
+	public CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		if (reserved.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		Merged merged;
+		CompletionStage<Void> settled;
+		try {
+			merged = mergeSettled(reserved, actualCosts);
+			settled = this.store.settleAsync(merged.reserved(), decided, merged.actualCosts());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		long[] actual = actualCosts.clone();
+		return settled.thenRun(() -> this.observer.settled(reserved, decided, actual));
+	}
+
+	/**
+	 * Acquisitions merged per bucket as {@link #merge} merges them, each with the sum of
+	 * the actual costs of what was merged into it.
+	 */
+	private static Merged mergeSettled(List<Acquisition> reserved, long[] actualCosts) {
+		if (actualCosts.length != reserved.size()) {
+			throw new IllegalArgumentException("one actual cost per acquisition is needed: " + actualCosts.length
+					+ " for " + reserved.size() + " acquisitions");
+		}
+		List<Acquisition> merged = merge(reserved);
+		if (merged == reserved) {
+			return new Merged(reserved, actualCosts.clone());
+		}
+		long[] sums = new long[merged.size()];
+		for (int i = 0; i < reserved.size(); i++) {
+			if (actualCosts[i] < 0) {
+				throw new IllegalArgumentException("actual cost must not be negative: " + actualCosts[i]);
+			}
+			BucketKey key = reserved.get(i).key();
+			for (int j = 0; j < merged.size(); j++) {
+				if (merged.get(j).key().equals(key)) {
+					sums[j] = Math.addExact(sums[j], actualCosts[i]);
+					break;
+				}
+			}
+		}
+		return new Merged(merged, sums);
+	}
+
+	/** Acquisitions of distinct buckets with their actual costs. */
+	private record Merged(List<Acquisition> reserved, long[] actualCosts) {
+	}
+
+	/**
 	 * The store deciding.
 	 * @return the store
 	 */

@@ -11,7 +11,8 @@ import io.github.ratelimit.store.RateLimitDecision;
 /**
  * Exact log of the admitted requests of the last {@code period}: at most {@code capacity}
  * units in any interval of that length. Rejected requests are not logged, so the log
- * never holds more than {@code capacity} entries.
+ * never holds more than {@code capacity} entries, unless settled costs charged beyond
+ * the capacity (a debt, which ends when those entries are a period old).
  */
 final class SlidingWindowLog implements BucketState {
 
@@ -87,6 +88,34 @@ final class SlidingWindowLog implements BucketState {
 			if (entry[0] == timestamp && entry[1] == cost) {
 				newestFirst.remove();
 				this.used -= cost;
+				return;
+			}
+		}
+	}
+
+	/**
+	 * A charge is logged at the time of the settlement, as a request admitted then: the
+	 * units used count for a whole period from the moment they are known, and the log stays
+	 * in time order. A give-back shrinks the reservation's own entry, as a refund removes
+	 * it, unless that entry has expired.
+	 */
+	@Override
+	public void settle(RateLimit limit, long timestamp, long now, long reserved, long actual) {
+		if (actual >= reserved) {
+			BucketState.super.settle(limit, timestamp, now, reserved, actual);
+			return;
+		}
+		Iterator<long[]> newestFirst = this.entries.descendingIterator();
+		while (newestFirst.hasNext()) {
+			long[] entry = newestFirst.next();
+			if (entry[0] == timestamp && entry[1] == reserved) {
+				this.used -= reserved - actual;
+				if (actual == 0) {
+					newestFirst.remove();
+				}
+				else {
+					entry[1] = actual;
+				}
 				return;
 			}
 		}

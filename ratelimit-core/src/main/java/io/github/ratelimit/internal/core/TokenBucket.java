@@ -104,6 +104,16 @@ class TokenBucket implements BucketState {
 		}
 	}
 
+	/** Beyond the burst, the debt a charge left lasts as long as its tokens take to refill. */
+	@Override
+	public long overdraftMicros(RateLimit limit, long now) {
+		if (this.tat == Long.MIN_VALUE) {
+			return 0;
+		}
+		long interval = limit.emissionIntervalMicros();
+		return Math.max(0, tatAt(interval, now) - now - limit.capacity() * interval);
+	}
+
 	/**
 	 * The time the bucket is full again under an emission interval: the recorded debt,
 	 * re-priced token for token when it was recorded at another interval. Rounded up, in

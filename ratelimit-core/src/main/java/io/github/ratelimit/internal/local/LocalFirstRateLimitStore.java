@@ -1,6 +1,7 @@
 package io.github.ratelimit.internal.local;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -290,6 +291,80 @@ public final class LocalFirstRateLimitStore implements RateLimitStore, AutoClose
 			}
 		}
 		return elsewhere;
+	}
+
+	/**
+	 * Settles against this instance's shares where it can, as {@link #refund} gives back:
+	 * a give-back goes to the bucket's share, a charge comes out of the share's units as
+	 * far as they go; the rest (buckets without a share here, shares whose window has
+	 * ended, the part of a charge beyond a share's units, and every bucket of a call with a
+	 * limit that is not shared) is settled by the shared store, in one call. Either way the
+	 * bucket ends up charged exactly the actual cost, since a share's units are already
+	 * taken from it, and a share emptied by a charge admits nothing more here until the
+	 * shared store, which holds the debt, grants it units again.
+	 */
+	@Override
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		RateLimitStore.requireSettleable(reserved, actualCosts);
+		Settlement elsewhere = settleLocally(reserved, decided, actualCosts);
+		if (!elsewhere.reserved.isEmpty()) {
+			this.shared.settle(elsewhere.reserved, decided, elsewhere.actualCosts);
+		}
+	}
+
+	@Override
+	public CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		Settlement elsewhere;
+		try {
+			RateLimitStore.requireSettleable(reserved, actualCosts);
+			elsewhere = settleLocally(reserved, decided, actualCosts);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return elsewhere.reserved.isEmpty() ? CompletableFuture.completedFuture(null)
+				: this.shared.settleAsync(elsewhere.reserved, decided, elsewhere.actualCosts);
+	}
+
+	/** Settles what the shares here can take; answers what is left for the shared store. */
+	private Settlement settleLocally(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		if (!this.table.allEligible(reserved)) {
+			return new Settlement(reserved, actualCosts.clone());
+		}
+		List<Acquisition> elsewhere = new ArrayList<>(0);
+		long[] elsewhereCosts = new long[reserved.size()];
+		long now = this.clock.nowMicros();
+		for (int i = 0; i < reserved.size(); i++) {
+			Acquisition acquisition = reserved.get(i);
+			long delta = actualCosts[i] - acquisition.cost();
+			if (delta == 0) {
+				continue;
+			}
+			Share share = this.table.find(acquisition.limit(), acquisition.identity());
+			// what is left to settle elsewhere, beyond the reservation
+			long left = delta;
+			if (share != null) {
+				long windowEnd = windowEnd(acquisition.limit(), decided);
+				synchronized (share) {
+					if (delta < 0) {
+						left = share.giveBack(-delta, now, windowEnd) ? 0 : delta;
+					}
+					else {
+						left = delta - share.charge(delta, now);
+					}
+				}
+			}
+			if (left != 0) {
+				elsewhereCosts[elsewhere.size()] = acquisition.cost() + left;
+				elsewhere.add(acquisition);
+			}
+		}
+		return new Settlement(elsewhere, Arrays.copyOf(elsewhereCosts, elsewhere.size()));
+	}
+
+	/** Acquisitions left to settle, with their actual costs. */
+	private record Settlement(List<Acquisition> reserved, long[] actualCosts) {
 	}
 
 	/**

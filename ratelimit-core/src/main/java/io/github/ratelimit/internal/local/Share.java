@@ -129,6 +129,23 @@ final class Share {
 		return true;
 	}
 
+	/**
+	 * Charges units a settled call used beyond its reservation out of the units held here,
+	 * which the shared store has already counted as taken: as many as the share holds,
+	 * none when it is gone or its units have lapsed. The rest is the shared store's to
+	 * charge, and this share admits nothing more until it is granted units again.
+	 * @return the units charged here
+	 */
+	long charge(long cost, long now) {
+		if (this.removed || this.expiresAt <= now || this.units <= 0) {
+			return 0;
+		}
+		long charged = Math.min(cost, this.units);
+		this.units -= charged;
+		this.used += charged;
+		return charged;
+	}
+
 	long takeAll(long now) {
 		long units = (this.expiresAt > now) ? this.units : 0;
 		this.units = 0;

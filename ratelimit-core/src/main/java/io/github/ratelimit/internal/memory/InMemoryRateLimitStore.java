@@ -57,6 +57,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final BucketEviction eviction;
 
+	private final BucketSettlement settlement;
+
 	/**
 	 * Creates a store with the system clock and the default bound.
 	 */
@@ -78,6 +80,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		int processors = Runtime.getRuntime().availableProcessors();
 		this.buckets = new BucketTable(Math.max(2, Integer.highestOneBit(Math.min(64, 4 * processors))));
 		this.eviction = new BucketEviction(this.buckets, clock, maximumKeys);
+		this.settlement = new BucketSettlement(this.buckets, this.eviction, clock);
 	}
 
 	@Override
@@ -225,6 +228,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	/**
+	 * Settles every bucket while holding all their monitors, as a decision does: see
+	 * {@link RateLimitStore#settle}.
+	 */
+	@Override
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		RateLimitStore.requireSettleable(reserved, actualCosts);
+		this.settlement.settle(reserved, decided, actualCosts);
+	}
+
 	@Override
 	public BucketSnapshot inspect(RateLimit limit, String identity) {
 		long now = this.clock.nowMicros();
@@ -357,7 +370,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	/** Holds the monitors of {@code buckets} in {@code order} while {@code action} runs. */
-	private static long lockInOrder(Bucket[] buckets, Integer[] order, int index, LongSupplier action) {
+	static long lockInOrder(Bucket[] buckets, Integer[] order, int index, LongSupplier action) {
 		if (index == order.length) {
 			return action.getAsLong();
 		}

@@ -50,6 +50,22 @@ class AtomicStateRateLimitStoreTests {
 	}
 
 	@Test
+	void keepsAStateInDebtUntilTheDebtIsPaidThoughARefundFollows() {
+		RecordingStorage storage = new RecordingStorage(new LockingMapStorage(this.clock::nowMicros));
+		AtomicStateRateLimitStore store = AtomicStateRateLimitStore.builder(storage).build();
+		List<Acquisition> reserved = List.of(new Acquisition(this.hourly, "alice", 10));
+		RateLimitResult decided = store.tryAcquire(reserved);
+		List<Acquisition> other = List.of(new Acquisition(this.hourly, "alice", 1));
+		RateLimitResult otherDecided = store.tryAcquire(other);
+		// 751 tokens used of 250 an hour: the state matters until they have refilled, beyond its idle time
+		store.settle(reserved, decided, new long[] { 750 });
+		long debtPaid = this.clock.nowMicros() + 3 * this.hourly.idleTtlMicros() + this.hourly.emissionIntervalMicros();
+		assertThat(storage.expiresAt).isEqualTo(debtPaid);
+		store.refund(other, otherDecided);
+		assertThat(storage.expiresAt).as("after a refund").isEqualTo(debtPaid - this.hourly.emissionIntervalMicros());
+	}
+
+	@Test
 	void requestRejectedByOneLimitWritesNothing() {
 		RecordingStorage storage = new RecordingStorage(new LockingMapStorage(this.clock::nowMicros));
 		RateLimitStore store = AtomicStateRateLimitStore.builder(storage).clock(this.clock).build();

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * Decisions every {@link RateLimitStore} makes for the same inputs: every algorithm and
- * its boundaries, several limits in one request, refunds, concurrency leases, calendar
+ * its boundaries, several limits in one request, refunds, costs settled after the call
+ * (given back, or charged into debt), concurrency leases, calendar
  * quotas across daylight-saving days, concurrent callers decided exactly, expiry of idle
  * state, and failover while the store fails. The memory and Redis stores run it, and so
  * does an application's own store.
@@ -88,6 +91,12 @@ public abstract class RateLimitStoreContractTests {
 	private static final int ATTEMPTS_PER_CALLER = 100;
 
 	private static final int HOT_CAPACITY = CALLERS * ATTEMPTS_PER_CALLER / 2;
+
+	/** Reservations each caller settles at a random actual cost. */
+	private static final int SETTLES_PER_CALLER = 50;
+
+	/** Cost reserved before each call whose actual cost is settled afterwards. */
+	private static final long SETTLE_ESTIMATE = 10;
 
 	/** Longest wait for a recovered store to decide again: a reconnect, a few probes. */
 	private static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
@@ -906,6 +915,236 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(decided.store()).as("decided by, %s after recovering", RECOVERY_WAIT)
 			.isEqualTo(this.store.name());
 		assertThat(decided.allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void settleBelowTheReservationGivesTheDifferenceBack(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("settle-below", algorithm, 10, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 6));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		assertThat(decided.allowed()).isTrue();
+		at(T0 + SECOND);
+		this.store.settle(reserved, decided, new long[] { 2 });
+		assertThat(this.store.inspect(limit, "alice").remaining()).isEqualTo(8);
+		assertThat(acquire(limit, 8).allowed()).isTrue();
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void settleAtTheReservationChangesNothing(Algorithm algorithm) {
+		RateLimit limit = RateLimit.of("settle-equal", algorithm, 10, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 4));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		this.store.settle(reserved, decided, new long[] { 4 });
+		assertThat(this.store.inspect(limit, "alice").remaining()).isEqualTo(6);
+		assertThat(acquire(limit, 7).allowed()).isFalse();
+		assertThat(acquire(limit, 6).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void settleBeyondTheReservationPutsTheBucketInDebtUntilItIsPaid(Algorithm algorithm) {
+		// 10 per second; 4 reserved at T0, 25 used, settled 100ms later
+		RateLimit limit = RateLimit.of("settle-debt", algorithm, 10, Duration.ofSeconds(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 4));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		at(T0 + 100_000);
+		this.store.settle(reserved, decided, new long[] { 25 });
+		long paid = switch (algorithm) {
+			// 25 tokens of 100ms from T0 is full again at 2.5s: one token fits 900ms before
+			case TOKEN_BUCKET, LEAKY_BUCKET -> T0 + 1_600_000;
+			// the window carries the debt until it ends
+			case FIXED_WINDOW -> T0 + SECOND;
+			// the 21 units charged at settlement count for a whole period from then on
+			case SLIDING_WINDOW_LOG -> T0 + 1_100_000;
+			// the previous window's 25 must have decayed to 9: 64% into the next window
+			case SLIDING_WINDOW_COUNTER -> T0 + 1_640_000;
+			case CONCURRENCY -> throw new IllegalStateException();
+		};
+		BucketSnapshot inDebt = this.store.inspect(limit, "alice");
+		assertThat(inDebt.remaining()).as("remaining in debt").isZero();
+		assertThat(inDebt.retryAfterMicros()).as("inspected retry-after").isEqualTo(paid - (T0 + 100_000));
+		RateLimitDecision refused = acquire(limit, 1);
+		expect(refused, false, 0, paid - (T0 + 100_000), refused.resetMicros());
+		at(paid - 1);
+		assertThat(acquire(limit, 1).allowed()).as("one microsecond before the debt is paid").isFalse();
+		at(paid);
+		assertThat(acquire(limit, 1).allowed()).as("once the debt is paid").isTrue();
+	}
+
+	@Test
+	void tokenBucketInDebtRefillsTheDebtBeforeAWholeQuota() {
+		// 4 tokens, one every 250ms: 12 used beyond a reservation of 2 leaves a debt of 10
+		RateLimit limit = new RateLimit("settle-refill", Algorithm.TOKEN_BUCKET, 4, 4, Duration.ofSeconds(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 2));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		this.store.settle(reserved, decided, new long[] { 14 });
+		// the debt of 10 tokens is paid at 2.5s; the first token comes back 250ms later
+		at(T0 + 2_500_000);
+		assertThat(this.store.inspect(limit, "alice").remaining()).isZero();
+		at(T0 + 2_750_000);
+		expect(acquire(limit, 1), true, 0, 0, 250_000);
+		at(T0 + 10 * SECOND);
+		assertThat(acquire(limit, 4).allowed()).isTrue();
+	}
+
+	@Test
+	void settleAdjustsEveryLimitOfOneCall() {
+		RateLimit perMinute = RateLimit.of("settle-rpm", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
+		RateLimit tokens = RateLimit.of("settle-tpm", Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
+		RateLimit daily = RateLimit.calendar("settle-daily", 1_000, CalendarPeriod.DAY, BERLIN);
+		List<Acquisition> reserved = List.of(new Acquisition(perMinute, "alice", 2), new Acquisition(tokens, "alice", 40),
+				new Acquisition(daily, "alice", 40));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		assertThat(decided.allowed()).isTrue();
+		this.store.settle(reserved, decided, new long[] { 1, 130, 130 });
+		assertThat(this.store.inspect(perMinute, "alice").remaining()).isEqualTo(9);
+		assertThat(this.store.inspect(tokens, "alice").remaining()).isZero();
+		assertThat(this.store.inspect(daily, "alice").remaining()).isEqualTo(870);
+		// the minute's 30 units of debt turn every request away until the window ends
+		assertThat(acquireAll(new Acquisition(perMinute, "alice", 1), new Acquisition(tokens, "alice", 1))
+			.rejections()).extracting(RateLimitDecision::limit).containsExactly(tokens);
+		assertThat(this.store.inspect(perMinute, "alice").remaining()).as("untouched by the rejection").isEqualTo(9);
+	}
+
+	@Test
+	void settleAfterTheReservationsWindowGivesNothingBackAndChargesTheCurrentWindow() {
+		RateLimit limit = RateLimit.of("settle-late", Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(1));
+		at(T0 + 900_000);
+		List<Acquisition> alice = List.of(new Acquisition(limit, "alice", 5));
+		RateLimitResult aliceDecided = this.store.tryAcquire(alice);
+		List<Acquisition> bob = List.of(new Acquisition(limit, "bob", 5));
+		RateLimitResult bobDecided = this.store.tryAcquire(bob);
+		at(T0 + 1_200_000);
+		this.store.settle(alice, aliceDecided, new long[] { 2 });
+		this.store.settle(bob, bobDecided, new long[] { 8 });
+		assertThat(this.store.inspect(limit, "alice").remaining()).as("given back to no window").isEqualTo(10);
+		assertThat(this.store.inspect(limit, "bob").remaining()).as("charged to this window").isEqualTo(7);
+	}
+
+	@Test
+	void calendarSettleAfterMidnightChargesToday() {
+		RateLimit limit = RateLimit.calendar("settle-daily-late", 10, CalendarPeriod.DAY, BERLIN);
+		at(berlin("2026-01-15T23:59:58"));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 4));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		at(berlin("2026-01-16T00:00:01"));
+		this.store.settle(reserved, decided, new long[] { 7 });
+		expect(acquire(limit, 7), true, 0, 0, 24 * HOUR - SECOND);
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+	}
+
+	@Test
+	void settleOfAMissingBucketChargesAFreshOne() {
+		RateLimit limit = RateLimit.of("settle-reset", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 5));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		this.store.reset(limit, "alice");
+		this.store.settle(reserved, decided, new long[] { 12 });
+		// what was used beyond the reservation is charged, though the bucket was forgotten
+		assertThat(this.store.inspect(limit, "alice").remaining()).isEqualTo(3);
+	}
+
+	@Test
+	void settleRefusesWhatCannotBeSettled() {
+		RateLimit exports = RateLimit.of("settle-exports", Algorithm.CONCURRENCY, 2, Duration.ofMinutes(1));
+		List<Acquisition> inFlight = List.of(new Acquisition(exports, "acme", 1));
+		RateLimitResult held = this.store.tryAcquire(inFlight);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.settle(inFlight, held, new long[] { 1 }))
+			.withMessageContaining("settle-exports")
+			.withMessageContaining("calls in flight");
+		RateLimit limit = RateLimit.of("settle-args", Algorithm.TOKEN_BUCKET, 10, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 2));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.settle(reserved, decided, new long[] { -1 }))
+			.withMessageContaining("negative");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.settle(reserved, decided, new long[] { 1, 2 }))
+			.withMessageContaining("one actual cost per acquisition");
+		// nothing was settled
+		assertThat(this.store.inspect(limit, "alice").remaining()).isEqualTo(8);
+		assertThat(acquireAll(new Acquisition(exports, "acme", 1)).decisions().get(0).remaining()).isZero();
+	}
+
+	@Test
+	void settleAsyncSettlesAsSettleDoes() throws Exception {
+		RateLimit limit = RateLimit.of("settle-async", Algorithm.FIXED_WINDOW, 10, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(limit, "alice", 5));
+		RateLimitResult decided = this.store.tryAcquire(reserved);
+		this.store.settleAsync(reserved, decided, new long[] { 12 }).toCompletableFuture().get(60, TimeUnit.SECONDS);
+		assertThat(this.store.inspect(limit, "alice").remaining()).isZero();
+		assertThat(acquire(limit, 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void concurrentReservationsSettledAtRandomCostsChargeExactlyTheirSum(Algorithm algorithm) throws Exception {
+		// the clock stands still: what is used up is exactly what was settled
+		RateLimit limit = RateLimit.of("settle-hot", algorithm, 1_000_000, Duration.ofHours(1));
+		long[] used = settledConcurrently(List.of(new Acquisition(limit, "hot", SETTLE_ESTIMATE)));
+		assertThat(this.store.inspect(limit, "hot").remaining()).as("remaining after %d units settled", used[0])
+			.isEqualTo(limit.capacity() - used[0]);
+	}
+
+	@Test
+	void concurrentSettlementsOfTwoLimitsChargeEachExactlyItsSum() throws Exception {
+		RateLimit tokens = RateLimit.of("settle-tokens", Algorithm.TOKEN_BUCKET, 1_000_000, Duration.ofHours(1));
+		RateLimit log = RateLimit.of("settle-log", Algorithm.SLIDING_WINDOW_LOG, 1_000_000, Duration.ofHours(1));
+		// in one order here, in the other there: settling them must not deadlock either
+		long[] used = settledConcurrently(List.of(new Acquisition(tokens, "hot", SETTLE_ESTIMATE),
+				new Acquisition(log, "hot", SETTLE_ESTIMATE)));
+		assertThat(this.store.inspect(tokens, "hot").remaining()).isEqualTo(tokens.capacity() - used[0]);
+		assertThat(this.store.inspect(log, "hot").remaining()).isEqualTo(log.capacity() - used[1]);
+	}
+
+	/**
+	 * Reserves {@code reserved} from {@link #CALLERS} threads at once, each
+	 * {@link #SETTLES_PER_CALLER} times, settling each reservation at random actual costs
+	 * (the odd thread asks for the acquisitions in reverse order); answers the sum of the
+	 * actual costs settled for each acquisition.
+	 */
+	private long[] settledConcurrently(List<Acquisition> reserved) throws Exception {
+		ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<long[]>> used = new ArrayList<>();
+			for (int t = 0; t < CALLERS; t++) {
+				SplittableRandom random = new SplittableRandom(t);
+				boolean reversed = t % 2 == 1;
+				List<Acquisition> asked = new ArrayList<>(reserved);
+				if (reversed) {
+					Collections.reverse(asked);
+				}
+				used.add(callers.submit(() -> {
+					start.await();
+					long[] sums = new long[asked.size()];
+					for (int i = 0; i < SETTLES_PER_CALLER; i++) {
+						RateLimitResult decided = this.store.tryAcquire(asked);
+						assertThat(decided.allowed()).isTrue();
+						long[] actual = new long[asked.size()];
+						for (int j = 0; j < actual.length; j++) {
+							actual[j] = random.nextLong(3 * SETTLE_ESTIMATE + 1);
+							sums[reversed ? actual.length - 1 - j : j] += actual[j];
+						}
+						this.store.settle(asked, decided, actual);
+					}
+					return sums;
+				}));
+			}
+			start.countDown();
+			long[] total = new long[reserved.size()];
+			for (Future<long[]> callerUsed : used) {
+				long[] sums = callerUsed.get(60, TimeUnit.SECONDS);
+				for (int j = 0; j < total.length; j++) {
+					total[j] += sums[j];
+				}
+			}
+			return total;
+		}
+		finally {
+			callers.shutdownNow();
+		}
 	}
 
 	private static long resetOnceFiveOfFiveAreTaken(Algorithm algorithm) {

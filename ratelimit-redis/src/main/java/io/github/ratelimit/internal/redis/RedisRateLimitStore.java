@@ -230,6 +230,52 @@ public final class RedisRateLimitStore implements RateLimitStore, ShareStore, Au
 		});
 	}
 
+	/**
+	 * Settles in one script call per Cluster slot (one call outside a Cluster, and for the
+	 * limits of one identity, whose keys share a slot): gives back at the time the
+	 * reservation was decided, charges at Redis time.
+	 */
+	@Override
+	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		RateLimitStore.requireSettleable(reserved, actualCosts);
+		if (!reserved.isEmpty()) {
+			this.sequence.settle(this.calls.acquisitions(reserved), decided.timestampMicros(), actualCosts.clone());
+		}
+	}
+
+	/**
+	 * Settles through Lettuce's asynchronous API, as {@link #refundAsync} gives back;
+	 * settlements spanning several Cluster slots, and a factory that is not Lettuce's, run
+	 * on a pool thread.
+	 */
+	@Override
+	public CompletionStage<Void> settleAsync(List<Acquisition> reserved, RateLimitResult decided,
+			long[] actualCosts) {
+		ScriptCall call;
+		List<int[]> groups;
+		long[] actual = actualCosts.clone();
+		try {
+			RateLimitStore.requireSettleable(reserved, actual);
+			if (reserved.isEmpty()) {
+				return CompletableFuture.completedFuture(null);
+			}
+			call = this.calls.acquisitions(reserved);
+			groups = this.slots.groups(call);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (groups.size() != 1 || !this.runner.sendsAsync()) {
+			return this.runner.offload(() -> this.sequence.settle(call, decided.timestampMicros(), actual));
+		}
+		Invocation invocation = this.arguments.settle(call, groups.get(0), this.arguments.now(),
+				decided.timestampMicros(), actual);
+		return this.runner.send(invocation, (reply) -> {
+			ScriptReplies.parse(reply, call, groups.get(0), null);
+			return null;
+		});
+	}
+
 	@Override
 	public String name() {
 		return RateLimitResult.REDIS;

@@ -10,7 +10,8 @@ import io.github.ratelimit.internal.core.RateLimitClock;
  * Encodes the keys and arguments of one script call deciding some buckets of one slot:
  * the time (empty for Redis {@code TIME}), the mode, then five arguments per bucket (code,
  * capacity, parameter, cost, hash field), then the options (a least TTL, the longest
- * delay, the deadline) when any is set, then a lease's extras.
+ * delay, the deadline) when any is set, then a lease's extras, or a settlement's
+ * timestamp and actual costs.
  */
 final class ScriptArguments {
 
@@ -44,7 +45,10 @@ final class ScriptArguments {
 		REFUND,
 
 		/** Takes the costs and leases extras. */
-		LEASE;
+		LEASE,
+
+		/** Settles reserved costs at actual costs: gives back below, charges beyond. */
+		SETTLE;
 
 		private final byte[] bytes = ascii(name().toLowerCase(Locale.ROOT));
 
@@ -90,6 +94,25 @@ final class ScriptArguments {
 
 	/** The same, for a lease: {@code extra} holds the units wanted beyond each cost. */
 	Invocation prepare(ScriptCall call, int[] group, long now, Mode mode, long maxDelayMicros, long[] extra) {
+		return prepare(call, group, now, mode, maxDelayMicros, extra, 0);
+	}
+
+	/**
+	 * The script, keys and arguments settling some buckets of one slot, whose costs are
+	 * their reservations, at their actual costs.
+	 * @param call the reserved acquisitions
+	 * @param group the buckets of the slot
+	 * @param now the time to charge at, or {@link #NOW_FROM_REDIS}
+	 * @param reservedAt the time the reservations were decided at, to give back at
+	 * @param actualCosts the actual cost of each bucket of the call
+	 * @return the invocation
+	 */
+	Invocation settle(ScriptCall call, int[] group, long now, long reservedAt, long[] actualCosts) {
+		return prepare(call, group, now, Mode.SETTLE, 0, actualCosts, reservedAt);
+	}
+
+	private Invocation prepare(ScriptCall call, int[] group, long now, Mode mode, long maxDelayMicros, long[] extra,
+			long reservedAt) {
 		int keyCount = 0;
 		int algorithms = 0;
 		for (int i : group) {
@@ -98,11 +121,15 @@ final class ScriptArguments {
 		}
 		int slot = this.slots.slot(call, group);
 		long prepared = System.nanoTime();
-		// a refund gives back what Redis itself took, which nobody else gives back: it may come late
-		long deadline = (this.deadlines != null && mode != Mode.REFUND) ? this.deadlines.deadline(slot, prepared) : -1;
+		// a refund or a settlement adjusts what Redis itself took, which nobody else adjusts: it
+		// may come late
+		boolean late = mode == Mode.REFUND || mode == Mode.SETTLE;
+		long deadline = (this.deadlines != null && !late) ? this.deadlines.deadline(slot, prepared) : -1;
 		boolean options = this.clock != null || maxDelayMicros > 0 || extra != null || deadline >= 0;
+		boolean settle = mode == Mode.SETTLE;
 		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[3 + group.length * 5 + (options ? 3 : 0) + ((extra != null) ? group.length : 0)][];
+		byte[][] args = new byte[3 + group.length * 5 + (options ? 3 : 0) + (settle ? 1 : 0)
+				+ ((extra != null) ? group.length : 0)][];
 		args[0] = (now == NOW_FROM_REDIS) ? EMPTY : ascii(now);
 		args[1] = mode.bytes;
 		args[2] = ascii(group.length);
@@ -125,6 +152,9 @@ final class ScriptArguments {
 			args[a++] = (this.clock != null) ? TEST_MIN_TTL_MILLIS : EMPTY;
 			args[a++] = ascii(maxDelayMicros);
 			args[a++] = (deadline >= 0) ? ascii(deadline) : EMPTY;
+		}
+		if (settle) {
+			args[a++] = ascii(reservedAt);
 		}
 		if (extra != null) {
 			for (int i : group) {

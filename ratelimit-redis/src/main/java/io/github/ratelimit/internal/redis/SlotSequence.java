@@ -88,6 +88,20 @@ final class SlotSequence {
 	}
 
 	/**
+	 * Settles what a call reserved at actual costs, slot after slot: each slot's buckets in
+	 * one script call, giving back at the time it was decided and charging at Redis time.
+	 * @param call the reserved acquisitions
+	 * @param decidedAt the time they were decided at
+	 * @param actualCosts the actual cost of each
+	 */
+	void settle(ScriptCall call, long decidedAt, long[] actualCosts) {
+		for (int[] group : this.slots.groups(call)) {
+			Invocation invocation = this.arguments.settle(call, group, this.arguments.now(), decidedAt, actualCosts);
+			ScriptReplies.parse(this.runner.execute(invocation), call, group, null);
+		}
+	}
+
+	/**
 	 * Shares spanning several Cluster slots: the costs decided exactly, slot after slot,
 	 * then, when they are admitted, the extras leased slot after slot with no cost, at the
 	 * time the costs were decided. The extras are not atomic with the costs: a concurrent

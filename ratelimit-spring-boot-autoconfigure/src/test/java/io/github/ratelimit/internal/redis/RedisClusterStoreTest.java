@@ -219,6 +219,21 @@ class RedisClusterStoreTest extends RateLimitStoreContractTests {
 		assertThat(scriptCalls() - before).as("script calls").isEqualTo(2);
 	}
 
+	@Test
+	void settleAcrossSlotsAdjustsTheBucketsOfEverySlot() {
+		RateLimit perUser = RateLimit.of(ROUTE, Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
+		RateLimit perIp = RateLimit.of("per ip", Algorithm.FIXED_WINDOW, 100, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(perUser, USER, 40), new Acquisition(perIp, IP, 40));
+		assertThat(slotOf(reserved.get(0))).isNotEqualTo(slotOf(reserved.get(1)));
+		RateLimitResult decided = store().tryAcquire(reserved);
+		assertThat(decided.allowed()).isTrue();
+		clock().advanceMicros(1_000);
+		store().settle(reserved, decided, new long[] { 10, 130 });
+		assertThat(store().inspect(perUser, USER).remaining()).isEqualTo(90);
+		assertThat(store().inspect(perIp, IP).remaining()).isZero();
+		assertThat(store().tryAcquire(List.of(new Acquisition(perIp, IP, 1))).allowed()).isFalse();
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void requestRejectedByALaterSlotGivesBackWhatTheEarlierSlotTook(Algorithm algorithm) {

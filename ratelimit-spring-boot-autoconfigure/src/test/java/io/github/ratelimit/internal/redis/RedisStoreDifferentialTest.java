@@ -2,6 +2,7 @@ package io.github.ratelimit.internal.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Lua scripts against the Java algorithms, which define the semantics: seeded random
- * sequences of (time advance, cost), with the odd refund, decided by the in-memory store
+ * sequences of (time advance, cost), with the odd refund or settlement at an actual cost
+ * (given back, or charged into debt), decided by the in-memory store
  * and by the Redis store on one clock must give identical decisions (allowed, remaining,
  * reset, retry-after, delay) at identical times. A failure names the seed, the sequence
  * and every step up to the difference.
@@ -68,7 +70,18 @@ class RedisStoreDifferentialTest {
 		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
 			RateLimit limit = randomLimit(random, "limit-" + sequence, algorithm);
 			compare(random, "seed " + (SEED + algorithm.ordinal()) + ", sequence " + sequence, sequence,
-					List.of(limit));
+					List.of(limit), false);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void settlesLikeTheInMemoryStoreOnRandomSequences(Algorithm algorithm) {
+		Random random = new Random(SEED + 100 + algorithm.ordinal());
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			RateLimit limit = randomLimit(random, "limit-" + sequence, algorithm);
+			compare(random, "seed " + (SEED + 100 + algorithm.ordinal()) + ", sequence " + sequence, sequence,
+					List.of(limit), true);
 		}
 	}
 
@@ -83,12 +96,13 @@ class RedisStoreDifferentialTest {
 				Algorithm algorithm = algorithms[random.nextInt(algorithms.length)];
 				limits.add(randomLimit(random, "limit-" + i, algorithm));
 			}
-			compare(random, "seed " + SEED + ", sequence " + sequence, sequence, limits);
+			compare(random, "seed " + SEED + ", sequence " + sequence, sequence, limits, false);
 		}
 	}
 
 	/** Runs one random sequence on both stores, asserting the same result at every step. */
-	private static void compare(Random random, String name, int sequence, List<RateLimit> limits) {
+	private static void compare(Random random, String name, int sequence, List<RateLimit> limits,
+			boolean settles) {
 		long start = T0 + Math.floorMod(random.nextLong(), limits.get(0).periodMicros());
 		MutableClock clock = new MutableClock(start);
 		RateLimitStore memory = new InMemoryRateLimitStore(clock, 1_000);
@@ -122,6 +136,24 @@ class RedisStoreDifferentialTest {
 				memory.refund(acquisitions, result);
 				redis.refund(acquisitions, result);
 				history.append(" refund of the request at T0+").append(result.timestampMicros() - T0);
+				continue;
+			}
+			if (settles && !admitted.isEmpty() && random.nextInt(3) == 0) {
+				// settle one of the last few admitted requests at actual costs below, at or beyond
+				// what they reserved, up to twice the capacity
+				int index = admitted.size() - 1 - random.nextInt(Math.min(3, admitted.size()));
+				RateLimitResult result = admitted.remove(index);
+				List<Acquisition> acquisitions = admittedAcquisitions.remove(index);
+				long[] actual = new long[acquisitions.size()];
+				for (int i = 0; i < actual.length; i++) {
+					actual[i] = random.nextInt((int) (2 * acquisitions.get(i).limit().capacity()) + 1);
+				}
+				memory.settle(acquisitions, result, actual);
+				redis.settle(acquisitions, result, actual);
+				history.append(" settlement of the request at T0+")
+					.append(result.timestampMicros() - T0)
+					.append(" at ")
+					.append(Arrays.toString(actual));
 				continue;
 			}
 			List<Acquisition> acquisitions = new ArrayList<>();
