@@ -62,9 +62,9 @@ public final class OverloadGate {
 		this.routes = PriorityRoute.mostSpecificFirst(builder.routes);
 		this.paths = List.copyOf(builder.paths);
 		this.excludePaths = List.copyOf(builder.excludePaths);
-		String management = StringUtils.cleanPath(builder.managementPath);
-		this.managementPath = (management.isEmpty() || "/".equals(management)) ? "/"
-				: (management.startsWith("/") ? management : "/" + management);
+		String management = normalise(builder.managementPath);
+		this.managementPath = (management.length() > 1 && management.endsWith("/"))
+				? management.substring(0, management.length() - 1) : management;
 		this.defaultPriority = builder.defaultPriority;
 		this.responses = new OverloadResponses(builder.retryAfter);
 	}
@@ -93,10 +93,7 @@ public final class OverloadGate {
 	 * actuator endpoint, an excluded path, a path outside {@code paths})
 	 */
 	public @Nullable RequestPriority priority(RateLimitRequest request) {
-		String path = StringUtils.cleanPath(request.path());
-		if (!path.startsWith("/")) {
-			path = "/" + path;
-		}
+		String path = normalise(request.path());
 		if (isManagement(path)) {
 			return null;
 		}
@@ -136,6 +133,18 @@ public final class OverloadGate {
 		}
 		RequestPriority declared = firstMatch(handlers, method, container);
 		return (declared != null) ? declared : this.defaultPriority;
+	}
+
+	/**
+	 * The path without dot segments and duplicate slashes, so that {@code //actuator/./health}
+	 * is recognised as what the application serves.
+	 */
+	private static String normalise(String raw) {
+		String path = StringUtils.cleanPath(raw);
+		if (path.contains("//")) {
+			path = path.replaceAll("/{2,}", "/");
+		}
+		return path.startsWith("/") ? path : "/" + path;
 	}
 
 	/** The actuator's base path and everything below it; with a base path of {@code /}, nothing is. */
