@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
 
+import java.time.Duration;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
@@ -17,8 +19,10 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 
 import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.RequestPriority;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.internal.metrics.OverloadMetrics;
+import io.github.ratelimit.internal.overload.AdaptiveLimits;
 import io.github.ratelimit.internal.overload.OverloadLimiter;
 import io.github.ratelimit.internal.pipeline.OverloadGate;
 import io.github.ratelimit.internal.web.OverloadFilter;
@@ -38,6 +42,26 @@ class OverloadAutoConfigurationTests {
 
 	private final ReactiveWebApplicationContextRunner reactiveRunner = new ReactiveWebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	@Test
+	void pinsTheDefaults() {
+		RateLimitOverloadProperties properties = new RateLimitOverloadProperties();
+		assertThat(properties.isEnabled()).isFalse();
+		assertThat(properties.isShadow()).isFalse();
+		assertThat(properties.getAlgorithm()).isEqualTo(AdaptiveLimits.AIMD);
+		assertThat(properties.getInitialLimit()).isEqualTo(20);
+		assertThat(properties.getMinLimit()).isEqualTo(4);
+		assertThat(properties.getMaxLimit()).isEqualTo(1000);
+		assertThat(properties.getSlowCall()).isZero();
+		assertThat(properties.getReserved().getCritical()).isEqualTo(0.2);
+		assertThat(properties.getReserved().getNormal()).isEqualTo(0.1);
+		assertThat(properties.getPaths()).isEmpty();
+		assertThat(properties.getExcludePaths()).isEmpty();
+		assertThat(properties.getPriorityHeader()).isEmpty();
+		assertThat(properties.getDefaultPriority()).isEqualTo(RequestPriority.NORMAL);
+		assertThat(properties.getPriorities()).isEmpty();
+		assertThat(properties.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
+	}
 
 	@Test
 	void isOffByDefault() {
