@@ -3,7 +3,10 @@ package io.github.ratelimit.internal.pipeline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
@@ -13,6 +16,7 @@ import org.springframework.web.util.pattern.PathPattern;
 import io.github.ratelimit.RateLimitRequest;
 import io.github.ratelimit.RequestPriority;
 import io.github.ratelimit.RequestPriorityResolver;
+import io.github.ratelimit.internal.core.ThrottledLog;
 import io.github.ratelimit.internal.overload.OverloadLimiter;
 import io.github.ratelimit.internal.overload.OverloadLimiter.Outcome;
 import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
@@ -30,6 +34,8 @@ import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
  * away.
  */
 public final class OverloadGate {
+
+	private static final Log logger = LogFactory.getLog(OverloadGate.class);
 
 	/** Paths reach the gate decoded already: they are parsed without decoding them again. */
 	private static final PathContainer.Options DECODED_PATH = PathContainer.Options.create('/', false);
@@ -51,6 +57,9 @@ public final class OverloadGate {
 	private final RequestPriority defaultPriority;
 
 	private final OverloadResponses responses;
+
+	/** What shadow mode would have shed, said at most once a minute: the meters count every one. */
+	private final ThrottledLog shadowLog = new ThrottledLog(TimeUnit.MINUTES.toNanos(1), System::nanoTime);
 
 	/** The priorities handlers declare, known once the handler mappings are. */
 	private volatile List<PriorityRoute> handlerRoutes = List.of();
@@ -194,7 +203,13 @@ public final class OverloadGate {
 	 * @return the permit to release when the request ends, or {@link Permit#SHED}
 	 */
 	public Permit tryAcquire(RequestPriority priority) {
-		return this.limiter.tryAcquire(priority);
+		Permit permit = this.limiter.tryAcquire(priority);
+		if (permit.overLimit() && !permit.shed()) {
+			this.shadowLog.log("Overload protection (shadow mode) admitted a " + priority.name().toLowerCase(Locale.ROOT)
+					+ " request it would have turned away: " + this.limiter.inFlight() + " calls in flight, limit "
+					+ this.limiter.limit(), logger::info);
+		}
+		return permit;
 	}
 
 	/**
