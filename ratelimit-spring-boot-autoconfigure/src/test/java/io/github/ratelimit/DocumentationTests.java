@@ -27,6 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.beans.BeanUtils;
 
 import io.github.ratelimit.autoconfigure.RateLimitClientProperties;
+import io.github.ratelimit.autoconfigure.RateLimitOverloadProperties;
 import io.github.ratelimit.autoconfigure.RateLimitPolicyProperties;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.RateLimitRouteProperties;
@@ -183,6 +184,7 @@ class DocumentationTests {
 		Set<String> names = new TreeSet<>();
 		collect("ratelimit", RateLimitProperties.class, names);
 		collect("ratelimit.client", RateLimitClientProperties.class, names);
+		collect("ratelimit.overload", RateLimitOverloadProperties.class, names);
 		assertThat(names).contains("ratelimit.enabled", "ratelimit.policies.<name>.plans.<plan>.capacity",
 				"ratelimit.routes[i].path", "ratelimit.client.retry.max-attempts");
 		return names;
@@ -214,8 +216,8 @@ class DocumentationTests {
 
 	private static boolean isGroup(Class<?> type) {
 		return type != null && !type.isEnum() && Stream
-			.of(RateLimitProperties.class, RateLimitClientProperties.class, RateLimitPolicyProperties.class,
-					RateLimitRouteProperties.class)
+			.of(RateLimitProperties.class, RateLimitClientProperties.class, RateLimitOverloadProperties.class,
+					RateLimitPolicyProperties.class, RateLimitRouteProperties.class)
 			.anyMatch((bound) -> type == bound || type.getName().startsWith(bound.getName() + "$"));
 	}
 

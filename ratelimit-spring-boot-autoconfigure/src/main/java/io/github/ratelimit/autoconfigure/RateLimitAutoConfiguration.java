@@ -52,7 +52,7 @@ import io.github.ratelimit.store.RateLimitStore;
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitMetricsConfiguration.class, RateLimitHealthConfiguration.class, RateLimitStoreConfigurations.Redis.class,
 		RateLimitJdbcStoreConfiguration.class, RateLimitStoreConfigurations.InMemory.class, RateLimitServletConfiguration.class,
-		RateLimitReactiveConfiguration.class, RateLimitEndpointConfiguration.class,
+		RateLimitReactiveConfiguration.class, RateLimitOverloadConfiguration.class, RateLimitEndpointConfiguration.class,
 		RateLimitAutoConfiguration.NotWebApplication.class })
 public final class RateLimitAutoConfiguration {
 

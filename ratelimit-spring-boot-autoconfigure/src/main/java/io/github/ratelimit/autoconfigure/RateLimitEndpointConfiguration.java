@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -10,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
+import io.github.ratelimit.internal.actuate.OverloadStatus;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.internal.core.LimitResolver;
@@ -29,8 +31,9 @@ class RateLimitEndpointConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	RateLimitsEndpoint rateLimitsEndpoint(LimitResolver rateLimitResolver, RateLimitStore rateLimitStore) {
-		return new RateLimitsEndpoint(rateLimitResolver, rateLimitStore);
+	RateLimitsEndpoint rateLimitsEndpoint(LimitResolver rateLimitResolver, RateLimitStore rateLimitStore,
+			ObjectProvider<OverloadStatus> overload) {
+		return new RateLimitsEndpoint(rateLimitResolver, rateLimitStore, overload.getIfAvailable());
 	}
 
 	@Bean

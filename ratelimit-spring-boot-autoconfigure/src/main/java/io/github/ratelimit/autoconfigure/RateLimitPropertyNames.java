@@ -15,8 +15,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.core.ResolvableType;
 
 /**
- * The names {@link RateLimitProperties}, {@link RateLimitClientProperties} and
- * {@link RateLimitJdbcProperties} bind, read from their getters, and the nearest of them to
+ * The names {@link RateLimitProperties}, {@link RateLimitClientProperties},
+ * {@link RateLimitJdbcProperties} and {@link RateLimitOverloadProperties} bind, read from their getters, and the nearest of them to
  * a name they do not bind: what a startup failure suggests for a misspelled property.
  */
 final class RateLimitPropertyNames {
@@ -25,13 +25,17 @@ final class RateLimitPropertyNames {
 
 	/** The classes bound under {@code ratelimit}, whose nested classes are groups too. */
 	private static final Set<Class<?>> GROUPS = Set.of(RateLimitProperties.class, RateLimitClientProperties.class,
-			RateLimitJdbcProperties.class, RateLimitPolicyProperties.class, RateLimitRouteProperties.class);
+			RateLimitJdbcProperties.class, RateLimitOverloadProperties.class, RateLimitPolicyProperties.class,
+			RateLimitRouteProperties.class);
 
 	/** The group bound to {@code ratelimit.client} by a properties class of its own. */
 	private static final String CLIENT = "client";
 
 	/** The group bound to {@code ratelimit.jdbc} by a properties class of its own. */
 	private static final String JDBC = "jdbc";
+
+	/** The group bound to {@code ratelimit.overload} by a properties class of its own. */
+	private static final String OVERLOAD = "overload";
 
 	private RateLimitPropertyNames() {
 	}
@@ -80,6 +84,8 @@ final class RateLimitPropertyNames {
 			if (raw == RateLimitProperties.class) {
 				properties.put(CLIENT, new Property(CLIENT, ResolvableType.forClass(RateLimitClientProperties.class)));
 				properties.put(JDBC, new Property(JDBC, ResolvableType.forClass(RateLimitJdbcProperties.class)));
+				properties.put(OVERLOAD,
+						new Property(OVERLOAD, ResolvableType.forClass(RateLimitOverloadProperties.class)));
 			}
 			if (properties.isEmpty()) {
 				// below a value

@@ -71,7 +71,8 @@ class RateLimitEndpointAutoConfigurationTests {
 	void backsOffFromTheApplicationsOwnEndpoint() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
 			.withBean("myEndpoint", RateLimitsEndpoint.class,
-					() -> new RateLimitsEndpoint(new LimitResolver(Map.of(), List.of()), new InMemoryRateLimitStore()))
+					() -> new RateLimitsEndpoint(new LimitResolver(Map.of(), List.of()), new InMemoryRateLimitStore(),
+							null))
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitsEndpoint.class)
 				.hasBean("myEndpoint")
 				.hasSingleBean(RateLimitsEndpointWebExtension.class));

@@ -12,7 +12,9 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.OverloadPriority;
 import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.RequestPriority;
 
 /**
  * Orders: an unnamed limit on reads and a named policy, tuned in {@code application.yml},
@@ -43,12 +45,15 @@ public class OrderController {
 
 	/**
 	 * Places an order. The {@code orders-write} policy in {@code application.yml} sets the
-	 * whole limit, keyed on the authenticated user.
+	 * whole limit, keyed on the authenticated user. Placing an order is what the shop lives
+	 * on: when the service is overloaded it keeps the reserved share of the limit on calls
+	 * in flight ({@code ratelimit.overload}), and is turned away last.
 	 * @param request the order to place
 	 * @param principal the authenticated user
 	 * @return the stored order
 	 */
 	@RateLimited("orders-write")
+	@OverloadPriority(RequestPriority.CRITICAL)
 	@PostMapping
 	public ResponseEntity<Order> place(@RequestBody NewOrder request, Principal principal) {
 		if (request.item() == null || request.item().isBlank() || request.quantity() < 1) {

@@ -8,12 +8,18 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.OverloadPriority;
+import io.github.ratelimit.RequestPriority;
+
 /**
  * Searches the product catalog. No annotation here: the {@code /api/search/**} entry
  * under {@code ratelimit.routes} in {@code application.yml} limits it, in a servlet filter
- * that runs before Spring Security.
+ * that runs before Spring Security. When the service is overloaded, searches are the
+ * first requests turned away ({@code 503}): a client can retry a search, and the calls in
+ * flight they free go to orders.
  */
 @RestController
+@OverloadPriority(RequestPriority.SHEDDABLE)
 public class SearchController {
 
 	private static final List<Product> CATALOG = List.of(

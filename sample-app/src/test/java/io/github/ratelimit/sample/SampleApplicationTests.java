@@ -85,6 +85,8 @@ class SampleApplicationTests {
 		assertThat(scrape.body()).contains(
 				"ratelimit_requests_total{limit=\"GET /api/orders/{id}\",result=\"allowed\",store=\"memory\"}")
 			.contains("ratelimit_fallback_active")
+			.contains("ratelimit_overload_limit")
+			.contains("ratelimit_overload_in_flight")
 			.doesNotContain("127.0.0.1");
 		assertThat(get("/actuator/health", ALICE).body()).contains("\"rateLimit\"");
 	}
@@ -98,6 +100,8 @@ class SampleApplicationTests {
 		assertThat(limits.statusCode()).isEqualTo(200);
 		assertThat(JsonPath.<List<String>>read(limits.body(), "$.limits[*].name")).contains("orders-write",
 				"GET /api/orders/{id}", "GET /api/search/**");
+		assertThat(JsonPath.<Boolean>read(limits.body(), "$.overload.enabled")).isTrue();
+		assertThat(JsonPath.<Integer>read(limits.body(), "$.overload.limit")).isBetween(10, 200);
 		assertThat(JsonPath.<List<String>>read(limits.body(),
 				"$.limits[?(@.name == 'orders-write')].guards[0].sources.capacity"))
 			.containsExactly("ratelimit.policies.orders-write.capacity");

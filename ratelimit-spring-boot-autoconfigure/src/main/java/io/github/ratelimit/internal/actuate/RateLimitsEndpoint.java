@@ -45,14 +45,18 @@ public class RateLimitsEndpoint {
 
 	private final RateLimitStore store;
 
+	private final @Nullable OverloadStatus overload;
+
 	/**
 	 * Creates the endpoint.
 	 * @param resolver knows every effective limit
 	 * @param store holds the buckets
+	 * @param overload overload protection, or {@code null} when it is not enabled
 	 */
-	public RateLimitsEndpoint(LimitResolver resolver, RateLimitStore store) {
+	public RateLimitsEndpoint(LimitResolver resolver, RateLimitStore store, @Nullable OverloadStatus overload) {
 		this.resolver = resolver;
 		this.store = store;
+		this.overload = overload;
 	}
 
 	/**
@@ -119,7 +123,8 @@ public class RateLimitsEndpoint {
 		byName.forEach((name, places) -> limits.add(LimitDescriptor.of(places,
 				this.resolver.hasPolicy(name) ? LimitResolver.policyProperty(name) : null)));
 		limits.sort(Comparator.comparing(LimitDescriptor::name));
-		return new LimitsDescriptor(StoreDescriptor.of(this.store), limits);
+		return new LimitsDescriptor(StoreDescriptor.of(this.store), limits,
+				(this.overload != null) ? this.overload.describe() : null);
 	}
 
 	/** The limit of that name and its candidate, if it has one. */
@@ -152,8 +157,10 @@ public class RateLimitsEndpoint {
 	 *
 	 * @param store the store
 	 * @param limits the limits, by name
+	 * @param overload overload protection, or {@code null} (left out) when it is not enabled
 	 */
-	public record LimitsDescriptor(StoreDescriptor store, List<LimitDescriptor> limits) implements OperationResponseBody {
+	public record LimitsDescriptor(StoreDescriptor store, List<LimitDescriptor> limits,
+			OverloadStatus.@Nullable OverloadDescriptor overload) implements OperationResponseBody {
 	}
 
 	/**

@@ -12,7 +12,9 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.OverloadPriority;
 import io.github.ratelimit.RateLimited;
+import io.github.ratelimit.RequestPriority;
 
 /**
  * Orders: reading is limited per user and route template, placing orders by the
@@ -28,8 +30,12 @@ class OrderController {
 		return Mono.just("{\"id\":\"" + id + "\",\"owner\":\"" + principal.getName() + "\"}");
 	}
 
-	/** Limited entirely by {@code ratelimit.policies.orders-write}, with plans. */
+	/**
+	 * Limited entirely by {@code ratelimit.policies.orders-write}, with plans; when the
+	 * service is overloaded, it keeps the reserved share of the limit on calls in flight.
+	 */
 	@RateLimited("orders-write")
+	@OverloadPriority(RequestPriority.CRITICAL)
 	@PostMapping("/api/orders")
 	@ResponseStatus(HttpStatus.CREATED)
 	Mono<String> place(Principal principal) {

@@ -97,7 +97,8 @@ class ReactiveSampleApplicationTests {
 		this.client.get().uri("/actuator/ratelimits").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))
 			.exchange()
 			.expectStatus().isOk()
-			.expectBody().jsonPath("$.limits[?(@.name == 'orders-write')]").exists();
+			.expectBody().jsonPath("$.limits[?(@.name == 'orders-write')]").exists()
+			.jsonPath("$.overload.enabled").isEqualTo(true);
 
 		for (int i = 0; i < 3; i++) {
 			this.client.post().uri("/api/orders").header(HttpHeaders.AUTHORIZATION, basic("admin", "admin-secret"))

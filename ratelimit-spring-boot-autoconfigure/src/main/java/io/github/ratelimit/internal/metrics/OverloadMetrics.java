@@ -1,0 +1,48 @@
+package io.github.ratelimit.internal.metrics;
+
+import java.util.Locale;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import io.github.ratelimit.RequestPriority;
+import io.github.ratelimit.internal.overload.OverloadLimiter;
+
+/**
+ * Micrometer meters of overload protection, read from the limiter when scraped:
+ * <ul>
+ * <li>{@code ratelimit.overload.limit} (gauge): the current limit on calls in flight;</li>
+ * <li>{@code ratelimit.overload.in.flight} (gauge): the calls in flight now;</li>
+ * <li>{@code ratelimit.overload.shed} (counter; tags {@code priority} = critical | normal |
+ * sheddable, {@code result} = shed, or shadow_shed in shadow mode where the requests were
+ * admitted anyway): requests over their priority's share of the limit.</li>
+ * </ul>
+ */
+public final class OverloadMetrics {
+
+	/**
+	 * Registers the meters.
+	 * @param registry the registry
+	 * @param limiter the limiter the meters read
+	 */
+	public OverloadMetrics(MeterRegistry registry, OverloadLimiter limiter) {
+		Gauge.builder("ratelimit.overload.limit", limiter, OverloadLimiter::limit)
+			.description("Current adaptive limit on calls in flight")
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder("ratelimit.overload.in.flight", limiter, OverloadLimiter::inFlight)
+			.description("Calls in flight under the overload limit")
+			.strongReference(true)
+			.register(registry);
+		String result = limiter.shadow() ? "shadow_shed" : "shed";
+		for (RequestPriority priority : RequestPriority.values()) {
+			FunctionCounter.builder("ratelimit.overload.shed", limiter, (counted) -> counted.shed(priority))
+				.description("Requests over their priority's share of the overload limit")
+				.tag("priority", priority.name().toLowerCase(Locale.ROOT))
+				.tag("result", result)
+				.register(registry);
+		}
+	}
+
+}

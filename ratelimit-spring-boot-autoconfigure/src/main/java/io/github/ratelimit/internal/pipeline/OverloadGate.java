@@ -1,0 +1,361 @@
+package io.github.ratelimit.internal.pipeline;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.util.StringUtils;
+import org.springframework.web.util.pattern.PathPattern;
+
+import io.github.ratelimit.RateLimitRequest;
+import io.github.ratelimit.RequestPriority;
+import io.github.ratelimit.RequestPriorityResolver;
+import io.github.ratelimit.internal.core.ThrottledLog;
+import io.github.ratelimit.internal.overload.OverloadLimiter;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Outcome;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
+
+/**
+ * What the web front ends ask of overload protection, whatever their stack: whether the
+ * limit covers a request and at which priority, a permit for it, the answer to a request
+ * turned away, and how a finished request's status feeds the limit.
+ * <p>
+ * A request's priority comes from the first source that has one: the
+ * {@link RequestPriorityResolver} beans in order, the configured priority header, the
+ * configured priority routes, the handler's {@code @OverloadPriority} (read from the
+ * handler mappings at startup, so that the filters never look a handler up), then the
+ * default. The actuator's endpoints and the excluded paths are never counted nor turned
+ * away.
+ */
+public final class OverloadGate {
+
+	private static final Log logger = LogFactory.getLog(OverloadGate.class);
+
+	/** Paths reach the gate decoded already: they are parsed without decoding them again. */
+	private static final PathContainer.Options DECODED_PATH = PathContainer.Options.create('/', false);
+
+	private final OverloadLimiter limiter;
+
+	private final List<RequestPriorityResolver> resolvers;
+
+	private final @Nullable String priorityHeader;
+
+	private final List<PriorityRoute> routes;
+
+	private final List<PathPattern> paths;
+
+	private final List<PathPattern> excludePaths;
+
+	private final String managementPath;
+
+	private final RequestPriority defaultPriority;
+
+	private final OverloadResponses responses;
+
+	/** What shadow mode would have shed, said at most once a minute: the meters count every one. */
+	private final ThrottledLog shadowLog = new ThrottledLog(TimeUnit.MINUTES.toNanos(1), System::nanoTime);
+
+	/** The priorities handlers declare, known once the handler mappings are. */
+	private volatile List<PriorityRoute> handlerRoutes = List.of();
+
+	private OverloadGate(Builder builder) {
+		this.limiter = builder.limiter;
+		this.resolvers = List.copyOf(builder.resolvers);
+		this.priorityHeader = StringUtils.hasText(builder.priorityHeader) ? builder.priorityHeader.trim() : null;
+		this.routes = PriorityRoute.mostSpecificFirst(builder.routes);
+		this.paths = List.copyOf(builder.paths);
+		this.excludePaths = List.copyOf(builder.excludePaths);
+		String management = normalise(builder.managementPath);
+		this.managementPath = (management.length() > 1 && management.endsWith("/"))
+				? management.substring(0, management.length() - 1) : management;
+		this.defaultPriority = builder.defaultPriority;
+		this.responses = new OverloadResponses(builder.retryAfter);
+	}
+
+	/**
+	 * Starts a gate.
+	 * @param limiter the limit on calls in flight
+	 * @return a builder
+	 */
+	public static Builder builder(OverloadLimiter limiter) {
+		return new Builder(limiter);
+	}
+
+	/**
+	 * Sets the priorities the application's handlers declare with {@code @OverloadPriority}.
+	 * @param routes the handlers' patterns, methods and priorities
+	 */
+	public void handlerPriorities(List<PriorityRoute> routes) {
+		this.handlerRoutes = PriorityRoute.mostSpecificFirst(routes);
+	}
+
+	/**
+	 * The priority of a request the limit covers.
+	 * @param request the request
+	 * @return the priority, or {@code null} when the limit does not cover the request (an
+	 * actuator endpoint, an excluded path, a path outside {@code paths})
+	 */
+	public @Nullable RequestPriority priority(RateLimitRequest request) {
+		String path = normalise(request.path());
+		if (isManagement(path)) {
+			return null;
+		}
+		PathContainer container = null;
+		if (!this.paths.isEmpty() || !this.excludePaths.isEmpty()) {
+			container = PathContainer.parsePath(path, DECODED_PATH);
+			if (!this.paths.isEmpty() && !anyMatches(this.paths, container)) {
+				return null;
+			}
+			if (anyMatches(this.excludePaths, container)) {
+				return null;
+			}
+		}
+		for (RequestPriorityResolver resolver : this.resolvers) {
+			RequestPriority resolved = resolver.resolve(request);
+			if (resolved != null) {
+				return resolved;
+			}
+		}
+		if (this.priorityHeader != null) {
+			RequestPriority fromHeader = parse(request.header(this.priorityHeader));
+			if (fromHeader != null) {
+				return fromHeader;
+			}
+		}
+		List<PriorityRoute> handlers = this.handlerRoutes;
+		if (this.routes.isEmpty() && handlers.isEmpty()) {
+			return this.defaultPriority;
+		}
+		if (container == null) {
+			container = PathContainer.parsePath(path, DECODED_PATH);
+		}
+		String method = request.method();
+		RequestPriority routed = firstMatch(this.routes, method, container);
+		if (routed != null) {
+			return routed;
+		}
+		RequestPriority declared = firstMatch(handlers, method, container);
+		return (declared != null) ? declared : this.defaultPriority;
+	}
+
+	/**
+	 * The path without dot segments and duplicate slashes, so that {@code //actuator/./health}
+	 * is recognised as what the application serves.
+	 */
+	private static String normalise(String raw) {
+		String path = StringUtils.cleanPath(raw);
+		if (path.contains("//")) {
+			path = path.replaceAll("/{2,}", "/");
+		}
+		return path.startsWith("/") ? path : "/" + path;
+	}
+
+	/** The actuator's base path and everything below it; with a base path of {@code /}, nothing is. */
+	private boolean isManagement(String path) {
+		if ("/".equals(this.managementPath)) {
+			return false;
+		}
+		return path.startsWith(this.managementPath) && (path.length() == this.managementPath.length()
+				|| path.charAt(this.managementPath.length()) == '/');
+	}
+
+	private static boolean anyMatches(List<PathPattern> patterns, PathContainer path) {
+		for (PathPattern pattern : patterns) {
+			if (pattern.matches(path)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static @Nullable RequestPriority firstMatch(List<PriorityRoute> routes, String method,
+			PathContainer path) {
+		for (PriorityRoute route : routes) {
+			if (route.matches(method, path)) {
+				return route.priority();
+			}
+		}
+		return null;
+	}
+
+	/** A header value naming a priority, in any case; anything else names none. */
+	private static @Nullable RequestPriority parse(@Nullable String value) {
+		if (value == null) {
+			return null;
+		}
+		return switch (value.trim().toLowerCase(Locale.ROOT)) {
+			case "critical" -> RequestPriority.CRITICAL;
+			case "normal" -> RequestPriority.NORMAL;
+			case "sheddable" -> RequestPriority.SHEDDABLE;
+			default -> null;
+		};
+	}
+
+	/**
+	 * Admits a request, or turns it away.
+	 * @param priority the request's priority
+	 * @return the permit to release when the request ends, or {@link Permit#SHED}
+	 */
+	public Permit tryAcquire(RequestPriority priority) {
+		Permit permit = this.limiter.tryAcquire(priority);
+		if (permit.overLimit() && !permit.shed()) {
+			this.shadowLog.log("Overload protection (shadow mode) admitted a " + priority.name().toLowerCase(Locale.ROOT)
+					+ " request it would have turned away: " + this.limiter.inFlight() + " calls in flight, limit "
+					+ this.limiter.limit(), logger::info);
+		}
+		return permit;
+	}
+
+	/**
+	 * The answer to a request turned away.
+	 * @param priority the request's priority
+	 * @return the {@code 503} to write
+	 */
+	public ProblemResponse shed(RequestPriority priority) {
+		return this.responses.shed(priority);
+	}
+
+	/**
+	 * How a request answered with a status ended, as far as the limit is concerned: a 5xx
+	 * signals overload, a 4xx (our own 429s included) says nothing about the service's
+	 * capacity, anything else is a latency sample.
+	 * @param status the final status
+	 * @return the outcome
+	 */
+	public static Outcome outcome(int status) {
+		if (status >= 500) {
+			return Outcome.DROPPED;
+		}
+		return (status >= 400) ? Outcome.IGNORED : Outcome.SUCCEEDED;
+	}
+
+	/**
+	 * The limit the gate admits under.
+	 * @return the limiter
+	 */
+	public OverloadLimiter limiter() {
+		return this.limiter;
+	}
+
+	/** Settings of a gate. */
+	public static final class Builder {
+
+		private final OverloadLimiter limiter;
+
+		private List<RequestPriorityResolver> resolvers = List.of();
+
+		private @Nullable String priorityHeader;
+
+		private List<PriorityRoute> routes = List.of();
+
+		private List<PathPattern> paths = List.of();
+
+		private List<PathPattern> excludePaths = List.of();
+
+		private String managementPath = "/actuator";
+
+		private RequestPriority defaultPriority = RequestPriority.NORMAL;
+
+		private Duration retryAfter = Duration.ofSeconds(1);
+
+		private Builder(OverloadLimiter limiter) {
+			this.limiter = limiter;
+		}
+
+		/**
+		 * The resolvers asked first, in order.
+		 * @param resolvers the resolvers
+		 * @return this builder
+		 */
+		public Builder resolvers(List<RequestPriorityResolver> resolvers) {
+			this.resolvers = resolvers;
+			return this;
+		}
+
+		/**
+		 * The header whose value names a request's priority.
+		 * @param header the header name, or {@code null} or blank for none
+		 * @return this builder
+		 */
+		public Builder priorityHeader(@Nullable String header) {
+			this.priorityHeader = header;
+			return this;
+		}
+
+		/**
+		 * The configured priority routes.
+		 * @param routes the routes
+		 * @return this builder
+		 */
+		public Builder routes(List<PriorityRoute> routes) {
+			this.routes = routes;
+			return this;
+		}
+
+		/**
+		 * The paths the limit covers.
+		 * @param paths the patterns, empty for every path
+		 * @return this builder
+		 */
+		public Builder paths(List<PathPattern> paths) {
+			this.paths = paths;
+			return this;
+		}
+
+		/**
+		 * The paths the limit never covers.
+		 * @param excludePaths the patterns
+		 * @return this builder
+		 */
+		public Builder excludePaths(List<PathPattern> excludePaths) {
+			this.excludePaths = excludePaths;
+			return this;
+		}
+
+		/**
+		 * The actuator's base path, never covered.
+		 * @param managementPath the path, such as {@code /actuator}
+		 * @return this builder
+		 */
+		public Builder managementPath(String managementPath) {
+			this.managementPath = managementPath;
+			return this;
+		}
+
+		/**
+		 * The priority of a request no source ranks.
+		 * @param priority the priority
+		 * @return this builder
+		 */
+		public Builder defaultPriority(RequestPriority priority) {
+			this.defaultPriority = priority;
+			return this;
+		}
+
+		/**
+		 * How long a client turned away is told to wait.
+		 * @param retryAfter the delay
+		 * @return this builder
+		 */
+		public Builder retryAfter(Duration retryAfter) {
+			this.retryAfter = retryAfter;
+			return this;
+		}
+
+		/**
+		 * Builds the gate.
+		 * @return the gate
+		 */
+		public OverloadGate build() {
+			return new OverloadGate(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,131 @@
+package io.github.ratelimit.internal.web;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import io.github.ratelimit.RequestPriority;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Outcome;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
+import io.github.ratelimit.internal.pipeline.OverloadGate;
+
+/**
+ * Admits servlet requests under the adaptive limit on calls in flight, or answers them
+ * {@code 503} when their priority's share of the limit is full. Runs before the route
+ * filter and Spring Security, so a saturated service spends nothing on a request it turns
+ * away.
+ * <p>
+ * A request holds its place until its status is final: when the chain returns, or for an
+ * asynchronous request when it completes. A 5xx, an exception escaping the chain, an
+ * asynchronous timeout or error signal overload; a 4xx says nothing about capacity.
+ */
+public class OverloadFilter extends OncePerRequestFilter {
+
+	/** Default order: before the route filter (-110) and Spring Security (-100). */
+	public static final int DEFAULT_ORDER = -120;
+
+	private final OverloadGate gate;
+
+	/**
+	 * Creates a filter.
+	 * @param gate the overload gate
+	 */
+	public OverloadFilter(OverloadGate gate) {
+		this.gate = gate;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		RequestPriority priority = this.gate.priority(new ServletRateLimitRequest(request));
+		if (priority == null) {
+			chain.doFilter(request, response);
+			return;
+		}
+		Permit permit = this.gate.tryAcquire(priority);
+		if (permit.shed()) {
+			ServletRateLimitRequest.write(response, this.gate.shed(priority));
+			return;
+		}
+		Release release = new Release(permit);
+		boolean completed = false;
+		try {
+			chain.doFilter(request, response);
+			completed = true;
+		}
+		finally {
+			if (completed && request.isAsyncStarted()) {
+				request.getAsyncContext().addListener(new AsyncRelease(release, response));
+			}
+			else {
+				release.release(completed ? OverloadGate.outcome(response.getStatus()) : Outcome.DROPPED);
+			}
+		}
+	}
+
+	/** A permit released once, whichever of the container's threads reports the end first. */
+	private static final class Release {
+
+		private final Permit permit;
+
+		private final AtomicBoolean released = new AtomicBoolean();
+
+		Release(Permit permit) {
+			this.permit = permit;
+		}
+
+		void release(Outcome outcome) {
+			if (this.released.compareAndSet(false, true)) {
+				this.permit.release(outcome);
+			}
+		}
+
+	}
+
+	/** Releases an asynchronous request's place when it ends. */
+	private static final class AsyncRelease implements AsyncListener {
+
+		private final Release release;
+
+		private final HttpServletResponse response;
+
+		AsyncRelease(Release release, HttpServletResponse response) {
+			this.release = release;
+			this.response = response;
+		}
+
+		@Override
+		public void onComplete(AsyncEvent event) {
+			HttpServletResponse completed = (event.getSuppliedResponse() instanceof HttpServletResponse supplied)
+					? supplied : this.response;
+			this.release.release(OverloadGate.outcome(completed.getStatus()));
+		}
+
+		@Override
+		public void onTimeout(AsyncEvent event) {
+			// the handler did not answer in time: a sign of overload, whatever is written next
+			this.release.release(Outcome.DROPPED);
+		}
+
+		@Override
+		public void onError(AsyncEvent event) {
+			this.release.release(Outcome.DROPPED);
+		}
+
+		@Override
+		public void onStartAsync(AsyncEvent event) {
+			// a new asynchronous cycle: listen to it too
+			event.getAsyncContext().addListener(this);
+		}
+
+	}
+
+}

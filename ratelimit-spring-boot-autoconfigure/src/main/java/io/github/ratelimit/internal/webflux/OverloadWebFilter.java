@@ -1,0 +1,93 @@
+package io.github.ratelimit.internal.webflux;
+
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+import io.github.ratelimit.RequestPriority;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Outcome;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
+import io.github.ratelimit.internal.pipeline.OverloadGate;
+
+/**
+ * Admits reactive requests under the adaptive limit on calls in flight, or answers them
+ * {@code 503} when their priority's share of the limit is full. Runs before the route
+ * filter and Spring Security's {@code WebFilterChainProxy}.
+ * <p>
+ * A request holds its place until the chain ends, which is when its response body has
+ * been written, streams included: completing releases it by the final status, an error
+ * as overload unless it carries a 4xx status, a cancellation (the client went away)
+ * without teaching the limit anything. Nothing here blocks.
+ */
+public class OverloadWebFilter implements WebFilter, Ordered {
+
+	/** Default order: before the route filter (-110) and Spring Security (-100). */
+	public static final int DEFAULT_ORDER = -120;
+
+	private final OverloadGate gate;
+
+	private final int order;
+
+	/**
+	 * Creates a filter.
+	 * @param gate the overload gate
+	 * @param order the filter order
+	 */
+	public OverloadWebFilter(OverloadGate gate, int order) {
+		this.gate = gate;
+		this.order = order;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		RequestPriority priority = this.gate.priority(new ReactiveRateLimitRequest(exchange.getRequest(), null));
+		if (priority == null) {
+			return chain.filter(exchange);
+		}
+		// decided when the exchange subscribes, so that a re-subscription takes a permit of its own
+		return Mono.defer(() -> {
+			Permit permit = this.gate.tryAcquire(priority);
+			if (permit.shed()) {
+				return ReactiveResponses.reject(exchange, this.gate.shed(priority));
+			}
+			return chain.filter(exchange)
+				.doOnError((failure) -> permit.release(outcome(failure)))
+				.doFinally((signal) -> {
+					if (signal == SignalType.CANCEL) {
+						permit.release(Outcome.IGNORED);
+					}
+					else if (signal == SignalType.ON_COMPLETE) {
+						permit.release(OverloadGate.outcome(status(exchange)));
+					}
+				});
+		});
+	}
+
+	/**
+	 * An error escaping the chain is answered by the web exception handlers: with its own
+	 * status when it carries one (a 4xx says nothing about capacity), else a 500.
+	 */
+	private static Outcome outcome(Throwable failure) {
+		if (failure instanceof ErrorResponse response) {
+			return OverloadGate.outcome(response.getStatusCode().value());
+		}
+		return Outcome.DROPPED;
+	}
+
+	private static int status(ServerWebExchange exchange) {
+		HttpStatusCode status = exchange.getResponse().getStatusCode();
+		return (status != null) ? status.value() : 200;
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+}
