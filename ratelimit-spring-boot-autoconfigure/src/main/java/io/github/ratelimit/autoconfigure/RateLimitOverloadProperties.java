@@ -28,9 +28,11 @@ public class RateLimitOverloadProperties {
 	private boolean shadow;
 
 	/**
-	 * Algorithm that learns the limit from how calls end.
+	 * Algorithm that learns the limit from how calls end: vegas (latency against the
+	 * service's latency without load), gradient2 (short against long-term latency), or
+	 * aimd (failures and slow calls only).
 	 */
-	private AdaptiveLimits algorithm = AdaptiveLimits.AIMD;
+	private AdaptiveLimits algorithm = AdaptiveLimits.VEGAS;
 
 	/**
 	 * Limit on calls in flight before anything is learned.

@@ -48,7 +48,7 @@ class OverloadAutoConfigurationTests {
 		RateLimitOverloadProperties properties = new RateLimitOverloadProperties();
 		assertThat(properties.isEnabled()).isFalse();
 		assertThat(properties.isShadow()).isFalse();
-		assertThat(properties.getAlgorithm()).isEqualTo(AdaptiveLimits.AIMD);
+		assertThat(properties.getAlgorithm()).isEqualTo(AdaptiveLimits.VEGAS);
 		assertThat(properties.getInitialLimit()).isEqualTo(20);
 		assertThat(properties.getMinLimit()).isEqualTo(4);
 		assertThat(properties.getMaxLimit()).isEqualTo(1000);
@@ -122,7 +122,7 @@ class OverloadAutoConfigurationTests {
 			.run((context) -> {
 				RateLimitsEndpoint.LimitsDescriptor limits = endpoint(context);
 				assertThat(limits.overload()).isNotNull();
-				assertThat(limits.overload().algorithm()).isEqualTo("AIMD");
+				assertThat(limits.overload().algorithm()).isEqualTo("VEGAS");
 				assertThat(limits.overload().limit()).isEqualTo(20);
 				assertThat(limits.overload().shed()).containsOnlyKeys("critical", "normal", "sheddable");
 			});
@@ -193,7 +193,7 @@ class OverloadAutoConfigurationTests {
 				assertThat(exception.getName()).hasToString("ratelimit.overload.algorithm");
 				FailureAnalysis analysis = RateLimitStartupValidationTests.analyzeAsBootDoes(context.getStartupFailure());
 				assertThat(analysis.getDescription()).contains("ratelimit.overload.algorithm");
-				assertThat(analysis.getAction()).contains("AIMD");
+				assertThat(analysis.getAction()).contains("VEGAS", "GRADIENT2", "AIMD");
 			});
 	}
 
