@@ -147,10 +147,14 @@ for stack in "${STACK_LIST[@]}"; do
     fi
   done
   echo "warming up: $WARMUP_PATH on each of the ${#MODES[@]} paths" >&2
+  warmed=()
   for mode in "${MODES[@]}"; do
-    "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP_PATH" \
-      "http://127.0.0.1:${PORT[${LAUNCH[$mode]}]}${URL_PATH[$mode]}" > /dev/null
+    warmed+=("${LAUNCH[$mode]} ${URL_PATH[$mode]} $("${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP_PATH" \
+      "http://127.0.0.1:${PORT[${LAUNCH[$mode]}]}${URL_PATH[$mode]}" | awk '/requests in/ { print $1 }')")
   done
+  # too few requests in the warm-up (a core shared with other work) leave the JIT unfinished
+  say "Warm-up, $WARMUP_PATH a path, requests: $(IFS=,; echo "${warmed[*]}" | sed 's/,/, /g')."
+  say
 
   say "| round | launch | path | handler | requests/s | p50 µs | p99 µs | non-2xx | CPU µs/request |"
   say "|---|---|---|---|---:|---:|---:|---:|---:|"
