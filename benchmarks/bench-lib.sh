@@ -96,3 +96,59 @@ stop_postgres() {
   "${PG_STOP[@]}" >/dev/null 2>&1 || true
   rm -rf "$PG_WORK"
 }
+
+# User + system CPU time of the process $1, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# Microseconds of a latency as wrk prints it, with its unit (us, ms, s).
+micros() {
+  awk '{ v = $1; if (v ~ /us$/) { sub(/us$/, "", v); print v } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v * 1000 }
+         else { sub(/s$/, "", v); print v * 1000000 } }' <<< "$1"
+}
+
+# One measured wrk run against the URL $2 while the process $1 serves it: wrk -t$THREADS
+# -c$CONNECTIONS -d$DURATION, pinned by LOAD_PIN (an array, empty for none). Sets WRK_RPS,
+# WRK_P50, WRK_P90, WRK_P99 (µs), WRK_ERRORS (non-2xx answers) and WRK_CPU, the process's
+# CPU time per request in µs.
+wrk_measure() {
+  local before after out requests tick_micros
+  tick_micros=$((1000000 / $(getconf CLK_TCK)))
+  before=$(cpu_ticks "$1")
+  out=$("${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$2")
+  after=$(cpu_ticks "$1")
+  requests=$(awk '/requests in/ { print $1 }' <<< "$out")
+  WRK_CPU=$(awk -v t=$((after - before)) -v n="$requests" -v u="$tick_micros" 'BEGIN { printf "%.1f", t * u / n }')
+  WRK_RPS=$(awk '/^Requests\/sec/ { print $2 }' <<< "$out")
+  WRK_P50=$(micros "$(awk '$1 == "50%" { print $2 }' <<< "$out")")
+  WRK_P90=$(micros "$(awk '$1 == "90%" { print $2 }' <<< "$out")")
+  WRK_P99=$(micros "$(awk '$1 == "99%" { print $2 }' <<< "$out")")
+  WRK_ERRORS=$(awk '/Non-2xx/ { print $5 }' <<< "$out")
+  WRK_ERRORS=${WRK_ERRORS:-0}
+}
+
+# The median, and the range as min–max, of the numbers on standard input, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+spread() { sort -g | awk 'NR == 1 { min = $1 } { max = $1 } END { print min "–" max }'; }
+
+# The median of the round ratios in $1 (one a line), how many are above 1, and the ranks
+# of the ratios that hold the median with 95% confidence (sign test).
+summarise() {
+  local interval
+  interval=$(sort -g <<< "$1" | awk '{ v[NR] = $1 } END { lo = int(NR / 2 - 0.98 * sqrt(NR));
+    hi = int(NR / 2 + 0.98 * sqrt(NR)); if (hi < NR / 2 + 0.98 * sqrt(NR)) hi++; if (lo < 1) lo = 1; if (hi > NR) hi = NR;
+    print v[lo] "–" v[hi] " (ranks " lo " and " hi " of " NR ")" }')
+  echo "$(median <<< "$1") (rounds $(spread <<< "$1"), above 1 in $(awk '$1 > 1' <<< "$1" | wc -l)" \
+    "of $(wc -l <<< "$1"); 95% interval of the median $interval)"
+}
+
+# Polls the URL $1 until it answers 200, for at most 5 minutes; otherwise prints the last
+# lines of the log $2 and exits.
+await_http() {
+  for _ in $(seq 1 600); do
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' "$1")" == 200 ]] && return
+    sleep 0.5
+  done
+  echo "$1 did not answer within 5 minutes; the log:" >&2
+  tail -30 "$2" >&2
+  exit 1
+}

@@ -146,19 +146,7 @@ for mode in "${MODES[@]}"; do
     > "$WORK/$mode.log" 2>&1 &
   PIDS+=($!)
   APP_PID[$mode]=$!
-  up=no
-  for _ in $(seq 1 600); do
-    if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT")" == 200 ]]; then
-      up=yes
-      break
-    fi
-    sleep 0.5
-  done
-  if [[ $up != yes ]]; then
-    echo "the $mode instance did not answer within 5 minutes; its log:" >&2
-    tail -30 "$WORK/$mode.log" >&2
-    exit 1
-  fi
+  await_http "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" "$WORK/$mode.log"
   # the crossed instance limits another path: its headers are counted below, on that path
   [[ $mode == crossed ]] ||
     echo "# $mode: $(curl -s -D - -o /dev/null "http://127.0.0.1:${PORTS[$mode]}$ENDPOINT" | grep -ci '^ratelimit') RateLimit headers"
@@ -193,43 +181,23 @@ for mode in "${MODES[@]}"; do
   "${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "http://127.0.0.1:${PORTS[$mode]}${ENDPOINTS[$mode]}" > /dev/null
 done
 
-# wrk prints latencies with units (us, ms, s); convert them to microseconds
-micros() {
-  awk '{ v = $1; if (v ~ /us$/) { sub(/us$/, "", v); print v } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v * 1000 }
-         else { sub(/s$/, "", v); print v * 1000000 } }' <<< "$1"
-}
-
 RESULTS="$WORK/results"
 : > "$RESULTS"
-# user + system CPU time of a process, in clock ticks
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-TICK_MICROS=$((1000000 / $(getconf CLK_TCK)))
 
 echo "| round | mode | requests/s | p50 µs | p90 µs | p99 µs | non-2xx | app CPU µs/request |"
 echo "|---|---|---|---|---|---|---|---|"
 order=("${MODES[@]}")
 for round in $(seq 1 "$ROUNDS"); do
   for mode in "${order[@]}"; do
-    before=$(cpu_ticks "${APP_PID[$mode]}")
-    out=$("${LOAD_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:${PORTS[$mode]}${ENDPOINTS[$mode]}")
-    after=$(cpu_ticks "${APP_PID[$mode]}")
-    requests=$(awk '/requests in/ { print $1 }' <<< "$out")
-    cpu=$(awk -v t=$((after - before)) -v n="$requests" -v u="$TICK_MICROS" 'BEGIN { printf "%.1f", t * u / n }')
-    rps=$(awk '/^Requests\/sec/ { print $2 }' <<< "$out")
-    p50=$(micros "$(awk '$1 == "50%" { print $2 }' <<< "$out")")
-    p90=$(micros "$(awk '$1 == "90%" { print $2 }' <<< "$out")")
-    p99=$(micros "$(awk '$1 == "99%" { print $2 }' <<< "$out")")
-    errors=$(awk '/Non-2xx/ { print $5 }' <<< "$out")
-    echo "| $round | $mode | $rps | $p50 | $p90 | $p99 | ${errors:-0} | $cpu |"
-    echo "$round $mode $rps $p50 $p90 $p99 $cpu" >> "$RESULTS"
+    wrk_measure "${APP_PID[$mode]}" "http://127.0.0.1:${PORTS[$mode]}${ENDPOINTS[$mode]}"
+    echo "| $round | $mode | $WRK_RPS | $WRK_P50 | $WRK_P90 | $WRK_P99 | $WRK_ERRORS | $WRK_CPU |"
+    echo "$round $mode $WRK_RPS $WRK_P50 $WRK_P90 $WRK_P99 $WRK_CPU" >> "$RESULTS"
   done
   # another order next round, so that no mode always runs first or last
   order=("${order[@]:1}" "${order[0]}")
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-spread() { sort -g | awk 'NR == 1 { min = $1 } { max = $1 } END { print min "–" max }'; }
 echo
 echo "| mode | requests/s median (min–max) | p50 µs | p90 µs | p99 µs median (min–max)" \
   "| throughput vs off (median of rounds) | app CPU µs/request median (min–max) | CPU/request vs off (median of rounds) |"
@@ -258,16 +226,6 @@ for mode in "${MODES[@]}"; do
     "| $(awk '{ print $6 }' <<< "$rows" | median) ($(awk '{ print $6 }' <<< "$rows" | spread)) | $ratio" \
     "| $(awk '{ print $7 }' <<< "$rows" | median) ($(awk '{ print $7 }' <<< "$rows" | spread)) | $cpu_ratio |"
 done
-# the median of round ratios, how many are above 1, and the ranks of the ratios that hold
-# the median with 95% confidence (sign test)
-summarise() {
-  local interval
-  interval=$(sort -g <<< "$1" | awk '{ v[NR] = $1 } END { lo = int(NR / 2 - 0.98 * sqrt(NR));
-    hi = int(NR / 2 + 0.98 * sqrt(NR)); if (hi < NR / 2 + 0.98 * sqrt(NR)) hi++; if (lo < 1) lo = 1; if (hi > NR) hi = NR;
-    print v[lo] "–" v[hi] " (ranks " lo " and " hi " of " NR ")" }')
-  echo "$(median <<< "$1") (rounds $(spread <<< "$1"), above 1 in $(awk '$1 > 1' <<< "$1" | wc -l)" \
-    "of $(wc -l <<< "$1"); 95% interval of the median $interval)"
-}
 if [[ "${TWIN:-0}" == 1 ]]; then
   twin_ratios=$(ratios memory 7 twin)
   echo
