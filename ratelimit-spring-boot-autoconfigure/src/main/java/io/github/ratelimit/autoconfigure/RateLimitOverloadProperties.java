@@ -28,9 +28,7 @@ public class RateLimitOverloadProperties {
 	private boolean shadow;
 
 	/**
-	 * Algorithm that learns the limit from how calls end: vegas (latency against the
-	 * service's latency without load), gradient2 (short against long-term latency), or
-	 * aimd (failures and slow calls only).
+	 * Algorithm that learns the limit from how calls end: vegas, gradient2 or aimd.
 	 */
 	private AdaptiveLimits algorithm = AdaptiveLimits.VEGAS;
 
