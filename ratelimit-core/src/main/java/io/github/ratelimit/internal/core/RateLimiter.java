@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.BucketKey;
@@ -31,6 +32,13 @@ public final class RateLimiter {
 	private final ReleaseWait.Signals releases = new ReleaseWait.Signals();
 
 	/**
+	 * Whether the store decides in memory, so that only one decision in
+	 * {@link RateLimitObserver#MEMORY_TIMED_ONE_IN} is timed: reading the clock twice costs
+	 * about what such a decision does.
+	 */
+	private final boolean sampled;
+
+	/**
 	 * Creates a limiter.
 	 * @param store the store holding the buckets
 	 */
@@ -46,6 +54,23 @@ public final class RateLimiter {
 	public RateLimiter(RateLimitStore store, RateLimitObserver observer) {
 		this.store = store;
 		this.observer = observer;
+		this.sampled = RateLimitResult.MEMORY.equals(store.name());
+	}
+
+	/** Marks a decision that is not timed: no reading of the clock is this value. */
+	private static final long NOT_STARTED = Long.MIN_VALUE;
+
+	/** When a decision starts, for its time: the clock, unless this one is not sampled. */
+	private long start() {
+		if (this.sampled && ThreadLocalRandom.current().nextInt(RateLimitObserver.MEMORY_TIMED_ONE_IN) != 0) {
+			return NOT_STARTED;
+		}
+		return System.nanoTime();
+	}
+
+	/** The time a decision took, or {@link RateLimitObserver#UNTIMED}. */
+	private static long since(long start) {
+		return (start == NOT_STARTED) ? RateLimitObserver.UNTIMED : Math.max(0, System.nanoTime() - start);
 	}
 
 	/**
@@ -73,9 +98,9 @@ public final class RateLimiter {
 			// nobody reads the time the store took, so do not read the clock for it
 			return decide(acquisitions, maxDelayMicros);
 		}
-		long start = System.nanoTime();
+		long start = start();
 		RateLimitResult result = decide(acquisitions, maxDelayMicros);
-		this.observer.decided(acquisitions, result, System.nanoTime() - start);
+		this.observer.decided(acquisitions, result, since(start));
 		return result;
 	}
 
@@ -98,11 +123,10 @@ public final class RateLimiter {
 		if (this.observer == RateLimitObserver.NONE) {
 			return this.store.tryAcquire(limit, identity, cost, maxDelayMicros, into);
 		}
-		long start = System.nanoTime();
+		long start = start();
 		boolean admitted = this.store.tryAcquire(limit, identity, cost, maxDelayMicros, into);
 		// observers learn which identity was decided, as on the list path
-		this.observer.decided(List.of(new Acquisition(limit, identity, cost)), into.toResult(),
-				System.nanoTime() - start);
+		this.observer.decided(limit, identity, cost, into, since(start));
 		return admitted;
 	}
 
@@ -117,7 +141,7 @@ public final class RateLimiter {
 		if (acquisitions.isEmpty()) {
 			return CompletableFuture.completedFuture(new RateLimitResult(List.of(), 0));
 		}
-		long start = (this.observer != RateLimitObserver.NONE) ? System.nanoTime() : 0;
+		long start = (this.observer != RateLimitObserver.NONE) ? start() : NOT_STARTED;
 		List<Acquisition> merged = merge(acquisitions);
 		CompletionStage<RateLimitResult> decided = this.store.tryAcquireAsync(merged, maxDelayMicros);
 		if (decided instanceof CompletableFuture<RateLimitResult> future && future.isDone()
@@ -135,7 +159,7 @@ public final class RateLimiter {
 			RateLimitResult result, long start) {
 		RateLimitResult unmerged = unmerge(acquisitions, merged, result);
 		if (this.observer != RateLimitObserver.NONE) {
-			this.observer.decided(acquisitions, unmerged, System.nanoTime() - start);
+			this.observer.decided(acquisitions, unmerged, since(start));
 		}
 		return unmerged;
 	}

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Timer;
 
 import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
@@ -34,7 +35,10 @@ import io.github.ratelimit.store.StoreStatus;
  * rejected it or a caller waiting for its slot was gone; {@code allowed} minus
  * {@code refunds} is what stayed charged;</li>
  * <li>{@code ratelimit.store.latency} (timer; tag {@code store}): time to decide the
- * limits of a request, by the store that decided;</li>
+ * limits of a request, by the store that decided: every decision of a remote store, one
+ * in {@value RateLimitObserver#MEMORY_TIMED_ONE_IN} of an in-memory store, at random (its
+ * decisions take about what reading the clock does; {@code ratelimit.requests} counts
+ * them all);</li>
  * <li>{@code ratelimit.store.errors} (counter; tag {@code store}): failed or timed-out calls
  * to the remote store;</li>
  * <li>{@code ratelimit.fallback.active} (gauge, 0 or 1): the local fallback is deciding;</li>
@@ -95,7 +99,9 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	@Override
 	public void decided(RateLimitResult result, long nanos) {
-		latency(result.store()).record(nanos, TimeUnit.NANOSECONDS);
+		if (nanos != UNTIMED) {
+			latency(result.store()).record(nanos, TimeUnit.NANOSECONDS);
+		}
 		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
 		boolean charged = result.allowed();
 		List<RateLimitDecision> decisions = result.decisions();
@@ -108,6 +114,18 @@ public final class RateLimitMetrics implements RateLimitObserver {
 		if (candidates) {
 			countDivergences(result);
 		}
+	}
+
+	/** One limit decided in place: counted as the list path counts it, allocating nothing. */
+	@Override
+	public void decided(RateLimit limit, String identity, long cost, MutableDecision decision, long nanos) {
+		if (nanos != UNTIMED) {
+			latency(decision.store()).record(nanos, TimeUnit.NANOSECONDS);
+		}
+		// one decision: it charged its limit when it admitted the request; a candidate alone
+		// has no enforced decision to diverge from
+		int outcome = decision.allowed() ? 0 : decision.limit().shadow() ? 2 : 3;
+		requestCounter(decision.limit().name(), outcome, decision.store()).increment();
 	}
 
 	@Override

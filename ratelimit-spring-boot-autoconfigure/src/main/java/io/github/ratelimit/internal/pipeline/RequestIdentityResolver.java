@@ -19,7 +19,18 @@ public final class RequestIdentityResolver {
 	/** Longest tenant header value even looked at; longer values are ignored. */
 	private static final int MAX_TENANT_LENGTH = 256;
 
+	/** Slots of the table of client address identities; a power of two. */
+	static final int IP_IDENTITY_SLOTS = 1024;
+
 	private final ClientIpResolver clientIps;
+
+	/**
+	 * The identity last made for a client address, in the slot of the address's hash: a
+	 * client's next request finds its identity here instead of making it again. Bounded by
+	 * its slots (another address of the same slot replaces it), and racy on purpose: a slot
+	 * holds an immutable string, checked against the address before it is used.
+	 */
+	private final String[] ipIdentities = new String[IP_IDENTITY_SLOTS];
 
 	private final String tenantHeader;
 
@@ -56,18 +67,38 @@ public final class RequestIdentityResolver {
 				return Identities.expression(resolved);
 			}
 		}
-		for (KeySource source : keyChain) {
-			String identity = switch (source) {
+		// indexed: an iterator is an allocation on every request
+		for (int i = 0; i < keyChain.size(); i++) {
+			String identity = switch (keyChain.get(i)) {
 				case PRINCIPAL -> principal(request);
 				case TENANT -> tenant(request);
-				case IP -> Identities.ip(this.clientIps.resolve(request));
+				case IP -> ipIdentity(this.clientIps.resolve(request));
 				case GLOBAL -> Identities.GLOBAL;
 			};
 			if (identity != null) {
 				return identity;
 			}
 		}
-		return Identities.ip(this.clientIps.resolve(request));
+		return ipIdentity(this.clientIps.resolve(request));
+	}
+
+	/**
+	 * The identity of a client address, from the table when its slot holds it. A slot's
+	 * identity is {@code ip:} and the address exactly when the address was safe to keep
+	 * readable; a hashed one never compares equal to an address, which is never hashed
+	 * text, so it is made again.
+	 */
+	String ipIdentity(String address) {
+		int hash = address.hashCode();
+		int slot = (hash ^ (hash >>> 16)) & (IP_IDENTITY_SLOTS - 1);
+		String kept = this.ipIdentities[slot];
+		if (kept != null && kept.length() == address.length() + 3
+				&& kept.regionMatches(3, address, 0, address.length())) {
+			return kept;
+		}
+		String identity = Identities.ip(address);
+		this.ipIdentities[slot] = identity;
+		return identity;
 	}
 
 	private static String principal(RateLimitRequest request) {

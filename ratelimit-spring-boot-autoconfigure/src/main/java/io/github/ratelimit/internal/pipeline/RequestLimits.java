@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -24,6 +25,10 @@ import io.github.ratelimit.store.RateLimitResult;
  * Limits that count only some final statuses are given back what they consumed by
  * {@link #settle} once the response status is final. A client going away is no refund:
  * once a stage's request goes on ({@link #begin}), {@link #abandon} keeps what it took.
+ * <p>
+ * The usual request has one stage with one limit that admits it: that stage is kept as the
+ * store wrote it ({@link #single()}), and its decision, acquisition and result become
+ * values only when something asks for them (a later stage, a refund, a settlement).
  */
 public final class RequestLimits {
 
@@ -61,11 +66,76 @@ public final class RequestLimits {
 	private boolean abandoned;
 
 	/**
+	 * The first stage's one admitted decision as the store wrote it, before it became a
+	 * value ({@link #materialize}); {@code null} otherwise. Volatile as {@link #decisions}.
+	 */
+	private volatile MutableDecision single;
+
+	/** The identity {@link #single} was decided for. */
+	private String singleIdentity;
+
+	/** The cost {@link #single} consumed. */
+	private long singleCost;
+
+	/**
 	 * Every decision made for the request so far, in order.
 	 * @return the decisions
 	 */
 	public List<RateLimitDecision> decisions() {
+		if (this.single != null) {
+			materialize();
+		}
 		return this.decisions;
+	}
+
+	/**
+	 * The first stage's one admitted decision as the store wrote it, when that is all that
+	 * was decided for the request: headers are written from it without making values.
+	 * @return the decision, or {@code null} when the request has others (or none)
+	 */
+	MutableDecision single() {
+		return this.single;
+	}
+
+	/**
+	 * Whether no stage has recorded anything for the request yet.
+	 * @return whether it is new
+	 */
+	boolean isEmpty() {
+		return this.single == null && this.decisions.isEmpty();
+	}
+
+	/**
+	 * Records the first stage of a request, decided in place for one limit that admitted
+	 * it and counts every status; the state keeps the decision object.
+	 * @param decision the admitting decision, no longer written by anyone
+	 * @param identity the identity it was decided for
+	 * @param cost what it consumed
+	 */
+	synchronized void recordSingle(MutableDecision decision, String identity, long cost) {
+		this.singleIdentity = identity;
+		this.singleCost = cost;
+		this.single = decision;
+	}
+
+	/**
+	 * Turns the first stage decided in place into the values the other paths work on: its
+	 * decision, and what it consumed. Every change of the state starts with it.
+	 */
+	private synchronized void materialize() {
+		MutableDecision decision = this.single;
+		if (decision == null) {
+			return;
+		}
+		RateLimitResult result = decision.toResult();
+		List<Consumed> taken = new ArrayList<>(2);
+		taken.addAll(this.consumed);
+		taken.add(0, new Consumed(new Acquisition(decision.limit(), this.singleIdentity, this.singleCost), result, 0,
+				CountedOutcomes.ALL));
+		this.consumed = taken;
+		this.decisions = result.decisions();
+		this.ownsDecisions = false;
+		this.single = null;
 	}
 
 	/**
@@ -199,6 +269,7 @@ public final class RequestLimits {
 		if (!this.countsByStatus) {
 			return null;
 		}
+		materialize();
 		List<Consumed> taken = new ArrayList<>(this.consumed.size());
 		List<Consumed> kept = new ArrayList<>(0);
 		boolean stillSettling = false;
@@ -232,7 +303,8 @@ public final class RequestLimits {
 		if (this.abandoned) {
 			return false;
 		}
-		this.begun = this.consumed.size();
+		// a stage kept in place is the first consumed, once it is a value
+		this.begun = this.consumed.size() + ((this.single != null) ? 1 : 0);
 		return true;
 	}
 
@@ -247,6 +319,7 @@ public final class RequestLimits {
 	 * @param limiter gives back
 	 */
 	public void abandon(RateLimiter limiter) {
+		materialize();
 		List<Consumed> taken;
 		synchronized (this) {
 			this.abandoned = true;
@@ -275,6 +348,7 @@ public final class RequestLimits {
 
 	/** Records a stage's decisions and, when admitted, what it consumed. */
 	synchronized void record(List<Acquisition> acquisitions, RateLimitResult result) {
+		materialize();
 		int first = this.decisions.size();
 		List<RateLimitDecision> decided = result.decisions();
 		if (first == 0) {
@@ -321,6 +395,7 @@ public final class RequestLimits {
 	}
 
 	private void giveBack(RateLimiter limiter, boolean async) {
+		materialize();
 		List<Consumed> taken;
 		synchronized (this) {
 			taken = this.consumed;

@@ -97,6 +97,30 @@ public final class RequestRateLimiter {
 	}
 
 	/**
+	 * Decides the first stage of a request on the calling thread, as
+	 * {@link #routeStage(RateLimitRequest, List, RequestLimits)} and then
+	 * {@link #decide} would: the usual stage, one route limit keyed without the principal,
+	 * with no candidate and counting every status, is decided in place, without
+	 * acquisitions, results or decision values.
+	 * @param request the request
+	 * @param matched the route limits it matches ({@link #matchRoutes})
+	 * @param state the request's state, with nothing recorded yet
+	 * @return the verdict, or {@code null} when nothing is decided now (every limit waits
+	 * for the principal)
+	 */
+	public Verdict decideRouteStage(RateLimitRequest request, List<RouteLimit> matched, RequestLimits state) {
+		if (matched.size() == 1 && state.isEmpty()) {
+			LimitDefinition definition = matched.get(0).definition();
+			if (LimitBinder.bindsAlone(definition)) {
+				return this.decider.decideSingle(definition.limit(), this.binder.identity(definition, request),
+						definition.cost(), state);
+			}
+		}
+		List<Acquisition> now = this.binder.routeStage(request, matched, state);
+		return now.isEmpty() ? null : this.decider.decide(now, state);
+	}
+
+	/**
 	 * Binds a limit, and its candidate if it has one, to the identity and plan of a
 	 * request.
 	 * @param definition the limit
@@ -232,6 +256,17 @@ public final class RequestRateLimiter {
 	 */
 	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
 		this.renderer.headers(state, headers);
+	}
+
+	/**
+	 * The rate limit headers as {@link #headers}, each value handed as text valid until
+	 * the sink returns: the usual request renders them without allocating, and a web
+	 * stack makes the one string its response takes.
+	 * @param state the request's state
+	 * @param headers receives each header
+	 */
+	public void writeHeaders(RequestLimits state, RateLimitResponses.HeaderSink headers) {
+		this.renderer.writeHeaders(state, headers);
 	}
 
 	/**

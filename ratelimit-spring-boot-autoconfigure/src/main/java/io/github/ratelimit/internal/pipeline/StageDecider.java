@@ -11,6 +11,8 @@ import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.ReleaseWait;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -53,6 +55,33 @@ public final class StageDecider {
 			return new Verdict(this.renderer.unavailable(state, ex), 0);
 		}
 		return verdict(acquisitions, result, state);
+	}
+
+	/**
+	 * Decides the first stage of a request, of one limit for one identity, on the calling
+	 * thread, as {@link #decide} decides it: the store writes the decision in place, and
+	 * an admitted stage is kept so, allocating nothing but the decision object itself. A
+	 * stage that is not admitted (or only by a shadow limit) goes on as a list of one.
+	 * @param limit the limit
+	 * @param identity the identity
+	 * @param cost the cost
+	 * @param state the request's state, with nothing recorded yet
+	 * @return the verdict
+	 */
+	Verdict decideSingle(RateLimit limit, String identity, long cost, RequestLimits state) {
+		MutableDecision decision = new MutableDecision();
+		try {
+			this.limiter.acquire(limit, identity, cost, 0, decision);
+		}
+		catch (RateLimitUnavailableException ex) {
+			return new Verdict(this.renderer.unavailable(state, ex), 0);
+		}
+		if (!decision.allowed()) {
+			return verdict(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), state, false);
+		}
+		state.recordSingle(decision, identity, cost);
+		long delay = decision.delayMicros();
+		return (delay > 0 && !limit.shadow()) ? new Verdict(null, delay) : Verdict.PROCEED;
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.function.BiConsumer;
 
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimitDecision;
 
 /**
@@ -91,7 +92,28 @@ public final class VerdictRenderer {
 	 * @param headers receives each header
 	 */
 	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
+		MutableDecision single = state.single();
+		if (single != null) {
+			this.responses.headers(single, (name, value) -> headers.accept(name, value.toString()));
+			return;
+		}
 		this.responses.headers(state.decisions(), headers);
+	}
+
+	/**
+	 * The rate limit headers for every decision made for a request so far, as
+	 * {@link #headers(RequestLimits, BiConsumer)}, handing values as text the renderer
+	 * reuses: a request whose one decision was kept in place allocates nothing for them.
+	 * @param state the request's state
+	 * @param headers receives each header; a value is valid until it returns
+	 */
+	public void writeHeaders(RequestLimits state, RateLimitResponses.HeaderSink headers) {
+		MutableDecision single = state.single();
+		if (single != null) {
+			this.responses.headers(single, headers);
+			return;
+		}
+		this.responses.headers(state.decisions(), headers::header);
 	}
 
 }
