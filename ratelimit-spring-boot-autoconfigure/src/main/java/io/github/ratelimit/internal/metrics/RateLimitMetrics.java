@@ -99,8 +99,10 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	@Override
 	public void decided(RateLimitResult result, long nanos) {
+		// the timer exists from the first decision, timed or not, so that rules finding it do
+		Timer latency = latency(result.store());
 		if (nanos != UNTIMED) {
-			latency(result.store()).record(nanos, TimeUnit.NANOSECONDS);
+			latency.record(nanos, TimeUnit.NANOSECONDS);
 		}
 		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
 		boolean charged = result.allowed();
@@ -119,8 +121,9 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	/** One limit decided in place: counted as the list path counts it, allocating nothing. */
 	@Override
 	public void decided(RateLimit limit, String identity, long cost, MutableDecision decision, long nanos) {
+		Timer latency = latency(decision.store());
 		if (nanos != UNTIMED) {
-			latency(decision.store()).record(nanos, TimeUnit.NANOSECONDS);
+			latency.record(nanos, TimeUnit.NANOSECONDS);
 		}
 		// one decision: it charged its limit when it admitted the request; a candidate alone
 		// has no enforced decision to diverge from

@@ -17,6 +17,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeyResolver;
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.internal.core.Identities;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.web.ServletRateLimitRequest;
 import io.github.ratelimit.store.Acquisition;
@@ -159,6 +160,28 @@ class RequestIdentityResolverTests {
 			request.addHeader(HEADER, tenant);
 		}
 		return request;
+	}
+
+
+	@Test
+	void aClientsIdentityIsKeptInItsSlotAndAnotherAddressOfTheSlotReplacesIt() {
+		RequestIdentityResolver resolver = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
+				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
+		String first = resolver.ipIdentity("203.0.113.7");
+
+		assertThat(first).isEqualTo("ip:203.0.113.7");
+		assertThat(resolver.ipIdentity(new String("203.0.113.7"))).isSameAs(first);
+		// every other address, whatever its slot, gets its own identity
+		for (int i = 0; i < 3 * RequestIdentityResolver.IP_IDENTITY_SLOTS; i++) {
+			String address = "198.51." + (i / 256) + "." + (i % 256);
+			assertThat(resolver.ipIdentity(address)).isEqualTo("ip:" + address);
+		}
+		assertThat(resolver.ipIdentity("203.0.113.7")).isEqualTo("ip:203.0.113.7");
+		// an address the identity hashes is never taken for the hash it was kept as
+		String odd = "2001:db8::1%eth0/unsafe!";
+		String hashed = resolver.ipIdentity(odd);
+		assertThat(hashed).startsWith("ip:~").isEqualTo(Identities.ip(odd));
+		assertThat(resolver.ipIdentity(odd)).isEqualTo(hashed);
 	}
 
 }

@@ -3,7 +3,9 @@ package io.github.ratelimit.internal.pipeline;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -21,6 +23,8 @@ import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.RateLimitDecision;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -152,6 +156,80 @@ class RequestRateLimiterRouteTests {
 			.isEmpty();
 	}
 
+	@Test
+	void aRouteStageDecidedInPlaceAnswersAsTheStageOfAcquisitions() {
+		MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
+		RequestRateLimiter inPlace = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000));
+		RequestRateLimiter listed = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000));
+		for (HeaderStyle style : HeaderStyle.values()) {
+			RateLimitResponses responses = new RateLimitResponses(style);
+			for (int i = 0; i < 3; i++) {
+				RequestLimits kept = new RequestLimits();
+				Verdict verdict = inPlace.decideRouteStage(get("/health"), inPlace.matchRoutes(get("/health")), kept);
+				RequestLimits decided = new RequestLimits();
+				Verdict expected = listed.decide(listed.routeStage(get("/health"), decided), decided);
+
+				assertThat(verdict).isEqualTo(expected);
+				assertThat(kept.single()).isNotNull();
+				Map<String, String> headers = new LinkedHashMap<>();
+				responses.headers(kept.single(), (name, value) -> headers.put(name, value.toString()));
+				assertThat(headers).as(style.name()).isEqualTo(headers(responses, decided.decisions()));
+				assertThat(kept.decisions()).isEqualTo(decided.decisions());
+			}
+		}
+	}
+
+	@Test
+	void aRouteStageDecidedInPlaceWritesItsHeadersAsStringsAndAsText() {
+		// at the start of a minute: the window resets in 60 seconds
+		RequestRateLimiter limiter = limiter(List.of(HEALTH),
+				new InMemoryRateLimitStore(new MutableClock(MutableClock.DEFAULT_START_MICROS), 1000));
+		RequestLimits state = new RequestLimits();
+		limiter.decideRouteStage(get("/health"), limiter.matchRoutes(get("/health")), state);
+		Map<String, String> text = new LinkedHashMap<>();
+		limiter.writeHeaders(state, (name, value) -> text.put(name, value.toString()));
+		Map<String, String> strings = new LinkedHashMap<>();
+		limiter.headers(state, strings::put);
+
+		assertThat(text).containsExactly(Map.entry("RateLimit-Policy", "\"GET /health\";q=100;w=60"),
+				Map.entry("RateLimit", "\"GET /health\";r=99;t=60"));
+		assertThat(strings).isEqualTo(text);
+	}
+
+	@Test
+	void aRejectedRouteStageDecidedInPlaceAnswersWithTheProblemAndKeepsNothingInPlace() {
+		RateLimit one = RateLimit.of("GET /health", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RouteLimit health = new RouteLimit(PathPatternParser.defaultInstance.parse("/health"), Set.of("GET"),
+				LimitDefinition.builder(one).key(List.of(KeySource.IP)).build());
+		RequestRateLimiter limiter = limiter(List.of(health));
+		List<RouteLimit> matched = limiter.matchRoutes(get("/health"));
+		assertThat(limiter.decideRouteStage(get("/health"), matched, new RequestLimits()).proceeds()).isTrue();
+
+		RequestLimits state = new RequestLimits();
+		Verdict rejected = limiter.decideRouteStage(get("/health"), matched, state);
+
+		assertThat(rejected.proceeds()).isFalse();
+		assertThat(rejected.problem().status()).isEqualTo(429);
+		assertThat(state.single()).isNull();
+		assertThat(state.decisions()).singleElement().satisfies((decision) -> assertThat(decision.allowed()).isFalse());
+	}
+
+	@Test
+	void aRouteStageOfRoutesKeyedOnThePrincipalDecidesNothingNow() {
+		RequestRateLimiter ordersOnly = limiter(List.of(ORDERS));
+		RequestLimits state = new RequestLimits();
+
+		assertThat(ordersOnly.decideRouteStage(get("/api/orders"), ordersOnly.matchRoutes(get("/api/orders")), state))
+			.isNull();
+		assertThat(state.takeDeferred()).containsExactly(ORDERS);
+	}
+
+	private static Map<String, String> headers(RateLimitResponses responses, List<RateLimitDecision> decisions) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		responses.headers(decisions, headers::put);
+		return headers;
+	}
+
 	private static RouteLimit route(String pattern, KeySource key) {
 		return route(pattern, key, Set.of("GET"));
 	}
@@ -164,10 +242,14 @@ class RequestRateLimiterRouteTests {
 	}
 
 	private static RequestRateLimiter limiter(List<RouteLimit> routes) {
+		return limiter(routes, new InMemoryRateLimitStore());
+	}
+
+	private static RequestRateLimiter limiter(List<RouteLimit> routes, InMemoryRateLimitStore store) {
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
 		return RequestRateLimiter
-			.builder(new RateLimiter(new InMemoryRateLimitStore()), new RateLimitResponses(HeaderStyle.IETF))
+			.builder(new RateLimiter(store), new RateLimitResponses(HeaderStyle.IETF))
 			.identities(identities)
 			.routes(routes)
 			.build();
