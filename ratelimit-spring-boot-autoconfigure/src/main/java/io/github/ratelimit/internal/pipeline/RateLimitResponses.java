@@ -13,7 +13,6 @@ import java.util.stream.Collectors;
 
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.AlgorithmSpec;
-import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 
@@ -85,29 +84,31 @@ public final class RateLimitResponses {
 	}
 
 	/**
-	 * The rate limit headers of a request whose one decision is written in place, as
+	 * The rate limit headers of a request with one decision, given by what it says, as
 	 * {@link #headers(List, BiConsumer)} renders them for that decision alone, allocating
 	 * nothing once the limit's text is kept.
-	 * @param decision the decision, of a limit that is no candidate
+	 * @param limit the limit that admitted the request, no candidate
+	 * @param remaining quota units left
+	 * @param resetMicros time until more quota
+	 * @param windowMicros length of the quota window the decision was taken in
 	 * @param headers receives each header name and value
 	 */
-	public void headers(MutableDecision decision, HeaderSink headers) {
-		RateLimit limit = decision.limit();
+	public void headers(RateLimit limit, long remaining, long resetMicros, long windowMicros, HeaderSink headers) {
 		switch (this.style) {
 			case IETF -> {
-				LimitText text = text(limit, decision.windowMicros());
+				LimitText text = text(limit, windowMicros);
 				headers.header("RateLimit-Policy", text.policy());
 				StringBuilder value = scratch().append(text.quoted())
 					.append(";r=")
-					.append(decision.remaining())
+					.append(remaining)
 					.append(";t=")
-					.append(ceilSeconds(decision.resetMicros()));
+					.append(ceilSeconds(resetMicros));
 				headers.header("RateLimit", value);
 			}
 			case DRAFT_06, X_RATELIMIT -> {
 				headers.header(this.singleNames[0], scratch().append(limit.capacity()));
-				headers.header(this.singleNames[1], scratch().append(decision.remaining()));
-				headers.header(this.singleNames[2], scratch().append(ceilSeconds(decision.resetMicros())));
+				headers.header(this.singleNames[1], scratch().append(remaining));
+				headers.header(this.singleNames[2], scratch().append(ceilSeconds(resetMicros)));
 			}
 			case NONE -> {
 			}

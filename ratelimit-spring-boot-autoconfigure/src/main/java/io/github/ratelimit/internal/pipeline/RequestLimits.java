@@ -12,8 +12,10 @@ import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * What the stages limiting one request (route limits before authentication, then the
@@ -26,9 +28,10 @@ import io.github.ratelimit.store.RateLimitResult;
  * {@link #settle} once the response status is final. A client going away is no refund:
  * once a stage's request goes on ({@link #begin}), {@link #abandon} keeps what it took.
  * <p>
- * The usual request has one stage with one limit that admits it: that stage is kept as the
- * store wrote it ({@link #single()}), and its decision, acquisition and result become
- * values only when something asks for them (a later stage, a refund, a settlement).
+ * The usual request has one stage with one limit that admits it: what that stage's
+ * decision says is kept in fields ({@link #keptInPlace()}), and its decision, acquisition
+ * and result become values only when something asks for them (a later stage, a refund, a
+ * settlement), so that such a request allocates nothing but this state.
  */
 public final class RequestLimits {
 
@@ -66,15 +69,28 @@ public final class RequestLimits {
 	private boolean abandoned;
 
 	/**
-	 * The first stage's one admitted decision as the store wrote it, before it became a
-	 * value ({@link #materialize}); {@code null} otherwise. Volatile as {@link #decisions}.
+	 * The limit of the first stage's one admitted decision, kept as the store wrote it and
+	 * not yet a value ({@link #materialize}); {@code null} otherwise. Volatile as
+	 * {@link #decisions}; the fields below are that decision's, written before it.
 	 */
-	private volatile MutableDecision single;
+	private volatile RateLimit single;
 
-	/** The identity {@link #single} was decided for. */
+	private long singleRemaining;
+
+	private long singleResetMicros;
+
+	private long singleDelayMicros;
+
+	private long singleWindowMicros;
+
+	private long singleTimestampMicros;
+
+	private String singleStore;
+
+	private RateLimitStore singleRefundTo;
+
 	private String singleIdentity;
 
-	/** The cost {@link #single} consumed. */
 	private long singleCost;
 
 	/**
@@ -89,12 +105,27 @@ public final class RequestLimits {
 	}
 
 	/**
-	 * The first stage's one admitted decision as the store wrote it, when that is all that
-	 * was decided for the request: headers are written from it without making values.
-	 * @return the decision, or {@code null} when the request has others (or none)
+	 * Whether the first stage's one admitted decision is all that was decided for the
+	 * request, kept as the store wrote it: headers are written from it without values.
+	 * @return whether it is kept so
 	 */
-	MutableDecision single() {
-		return this.single;
+	boolean keptInPlace() {
+		return this.single != null;
+	}
+
+	/**
+	 * Writes the headers of the decision kept in place.
+	 * @param responses renders them
+	 * @param headers receives each header
+	 * @return {@code false} when no decision is kept in place, and nothing was written
+	 */
+	boolean writeKeptHeaders(RateLimitResponses responses, RateLimitResponses.HeaderSink headers) {
+		RateLimit limit = this.single;
+		if (limit == null) {
+			return false;
+		}
+		responses.headers(limit, this.singleRemaining, this.singleResetMicros, this.singleWindowMicros, headers);
+		return true;
 	}
 
 	/**
@@ -107,31 +138,41 @@ public final class RequestLimits {
 
 	/**
 	 * Records the first stage of a request, decided in place for one limit that admitted
-	 * it and counts every status; the state keeps the decision object.
-	 * @param decision the admitting decision, no longer written by anyone
+	 * it and counts every status: the state keeps what the decision says, not the decision.
+	 * @param decision the admitting decision, read here only
 	 * @param identity the identity it was decided for
 	 * @param cost what it consumed
 	 */
 	synchronized void recordSingle(MutableDecision decision, String identity, long cost) {
+		this.singleRemaining = decision.remaining();
+		this.singleResetMicros = decision.resetMicros();
+		this.singleDelayMicros = decision.delayMicros();
+		this.singleWindowMicros = decision.windowMicros();
+		this.singleTimestampMicros = decision.timestampMicros();
+		this.singleStore = decision.store();
+		this.singleRefundTo = decision.refundTo();
 		this.singleIdentity = identity;
 		this.singleCost = cost;
-		this.single = decision;
+		this.single = decision.limit();
 	}
 
 	/**
-	 * Turns the first stage decided in place into the values the other paths work on: its
+	 * Turns the first stage kept in place into the values the other paths work on: its
 	 * decision, and what it consumed. Every change of the state starts with it.
 	 */
 	private synchronized void materialize() {
-		MutableDecision decision = this.single;
-		if (decision == null) {
+		RateLimit limit = this.single;
+		if (limit == null) {
 			return;
 		}
-		RateLimitResult result = decision.toResult();
+		RateLimitDecision decision = new RateLimitDecision(limit, true, this.singleRemaining, this.singleResetMicros, 0,
+				this.singleDelayMicros, this.singleWindowMicros);
+		RateLimitResult result = new RateLimitResult(List.of(decision), this.singleTimestampMicros, this.singleStore,
+				this.singleRefundTo);
 		List<Consumed> taken = new ArrayList<>(2);
-		taken.addAll(this.consumed);
-		taken.add(0, new Consumed(new Acquisition(decision.limit(), this.singleIdentity, this.singleCost), result, 0,
+		taken.add(new Consumed(new Acquisition(limit, this.singleIdentity, this.singleCost), result, 0,
 				CountedOutcomes.ALL));
+		taken.addAll(this.consumed);
 		this.consumed = taken;
 		this.decisions = result.decisions();
 		this.ownsDecisions = false;

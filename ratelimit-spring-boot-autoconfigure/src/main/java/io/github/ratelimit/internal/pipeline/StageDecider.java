@@ -29,6 +29,12 @@ public final class StageDecider {
 	private final VerdictRenderer renderer;
 
 	/**
+	 * Where the store writes a stage decided in place, per thread: the request's state
+	 * keeps what it says, so the decision object is never the request's own.
+	 */
+	private final ThreadLocal<MutableDecision> inPlace = ThreadLocal.withInitial(MutableDecision::new);
+
+	/**
 	 * Creates a decider.
 	 * @param limiter decides
 	 * @param renderer renders the answer of a rejected stage
@@ -59,9 +65,10 @@ public final class StageDecider {
 
 	/**
 	 * Decides the first stage of a request, of one limit for one identity, on the calling
-	 * thread, as {@link #decide} decides it: the store writes the decision in place, and
-	 * an admitted stage is kept so, allocating nothing but the decision object itself. A
-	 * stage that is not admitted (or only by a shadow limit) goes on as a list of one.
+	 * thread, as {@link #decide} decides it: the store writes the decision into this
+	 * thread's decision object, and the state keeps what an admitting one says, allocating
+	 * nothing. A stage that is not admitted (or only by a shadow limit) goes on as a list
+	 * of one.
 	 * @param limit the limit
 	 * @param identity the identity
 	 * @param cost the cost
@@ -69,7 +76,7 @@ public final class StageDecider {
 	 * @return the verdict
 	 */
 	Verdict decideSingle(RateLimit limit, String identity, long cost, RequestLimits state) {
-		MutableDecision decision = new MutableDecision();
+		MutableDecision decision = this.inPlace.get();
 		try {
 			this.limiter.acquire(limit, identity, cost, 0, decision);
 		}

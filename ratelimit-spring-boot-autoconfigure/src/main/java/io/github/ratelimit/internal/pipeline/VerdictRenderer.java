@@ -6,7 +6,6 @@ import java.util.function.BiConsumer;
 
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.RateLimiter;
-import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimitDecision;
 
 /**
@@ -92,9 +91,8 @@ public final class VerdictRenderer {
 	 * @param headers receives each header
 	 */
 	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
-		MutableDecision single = state.single();
-		if (single != null) {
-			this.responses.headers(single, (name, value) -> headers.accept(name, value.toString()));
+		if (state.keptInPlace()) {
+			state.writeKeptHeaders(this.responses, (name, value) -> headers.accept(name, value.toString()));
 			return;
 		}
 		this.responses.headers(state.decisions(), headers);
@@ -108,12 +106,9 @@ public final class VerdictRenderer {
 	 * @param headers receives each header; a value is valid until it returns
 	 */
 	public void writeHeaders(RequestLimits state, RateLimitResponses.HeaderSink headers) {
-		MutableDecision single = state.single();
-		if (single != null) {
-			this.responses.headers(single, headers);
-			return;
+		if (!state.writeKeptHeaders(this.responses, headers)) {
+			this.responses.headers(state.decisions(), headers::header);
 		}
-		this.responses.headers(state.decisions(), headers::header);
 	}
 
 }

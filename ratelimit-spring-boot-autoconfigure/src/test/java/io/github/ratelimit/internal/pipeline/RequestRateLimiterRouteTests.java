@@ -23,7 +23,6 @@ import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
-import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,22 +157,24 @@ class RequestRateLimiterRouteTests {
 
 	@Test
 	void aRouteStageDecidedInPlaceAnswersAsTheStageOfAcquisitions() {
-		MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
-		RequestRateLimiter inPlace = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000));
-		RequestRateLimiter listed = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000));
 		for (HeaderStyle style : HeaderStyle.values()) {
-			RateLimitResponses responses = new RateLimitResponses(style);
+			MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
+			RequestRateLimiter inPlace = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000), style);
+			RequestRateLimiter listed = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000), style);
 			for (int i = 0; i < 3; i++) {
 				RequestLimits kept = new RequestLimits();
 				Verdict verdict = inPlace.decideRouteStage(get("/health"), inPlace.matchRoutes(get("/health")), kept);
 				RequestLimits decided = new RequestLimits();
 				Verdict expected = listed.decide(listed.routeStage(get("/health"), decided), decided);
+				clock.advance(Duration.ofSeconds(7));
 
 				assertThat(verdict).isEqualTo(expected);
-				assertThat(kept.single()).isNotNull();
+				assertThat(kept.keptInPlace()).isTrue();
 				Map<String, String> headers = new LinkedHashMap<>();
-				responses.headers(kept.single(), (name, value) -> headers.put(name, value.toString()));
-				assertThat(headers).as(style.name()).isEqualTo(headers(responses, decided.decisions()));
+				inPlace.writeHeaders(kept, (name, value) -> headers.put(name, value.toString()));
+				Map<String, String> expectedHeaders = new LinkedHashMap<>();
+				listed.headers(decided, expectedHeaders::put);
+				assertThat(headers).as(style.name()).containsExactlyEntriesOf(expectedHeaders);
 				assertThat(kept.decisions()).isEqualTo(decided.decisions());
 			}
 		}
@@ -210,7 +211,7 @@ class RequestRateLimiterRouteTests {
 
 		assertThat(rejected.proceeds()).isFalse();
 		assertThat(rejected.problem().status()).isEqualTo(429);
-		assertThat(state.single()).isNull();
+		assertThat(state.keptInPlace()).isFalse();
 		assertThat(state.decisions()).singleElement().satisfies((decision) -> assertThat(decision.allowed()).isFalse());
 	}
 
@@ -222,12 +223,6 @@ class RequestRateLimiterRouteTests {
 		assertThat(ordersOnly.decideRouteStage(get("/api/orders"), ordersOnly.matchRoutes(get("/api/orders")), state))
 			.isNull();
 		assertThat(state.takeDeferred()).containsExactly(ORDERS);
-	}
-
-	private static Map<String, String> headers(RateLimitResponses responses, List<RateLimitDecision> decisions) {
-		Map<String, String> headers = new LinkedHashMap<>();
-		responses.headers(decisions, headers::put);
-		return headers;
 	}
 
 	private static RouteLimit route(String pattern, KeySource key) {
@@ -246,10 +241,15 @@ class RequestRateLimiterRouteTests {
 	}
 
 	private static RequestRateLimiter limiter(List<RouteLimit> routes, InMemoryRateLimitStore store) {
+		return limiter(routes, store, HeaderStyle.IETF);
+	}
+
+	private static RequestRateLimiter limiter(List<RouteLimit> routes, InMemoryRateLimitStore store,
+			HeaderStyle style) {
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
 		return RequestRateLimiter
-			.builder(new RateLimiter(store), new RateLimitResponses(HeaderStyle.IETF))
+			.builder(new RateLimiter(store), new RateLimitResponses(style))
 			.identities(identities)
 			.routes(routes)
 			.build();
