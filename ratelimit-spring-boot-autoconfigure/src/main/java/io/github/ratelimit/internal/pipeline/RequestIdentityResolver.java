@@ -28,9 +28,9 @@ public final class RequestIdentityResolver {
 	 * The identity last made for a client address, in the slot of the address's hash: a
 	 * client's next request finds its identity here instead of making it again. Bounded by
 	 * its slots (another address of the same slot replaces it), and racy on purpose: a slot
-	 * holds an immutable string, checked against the address before it is used.
+	 * holds an immutable pair, checked against the address before it is used.
 	 */
-	private final String[] ipIdentities = new String[IP_IDENTITY_SLOTS];
+	private final IpIdentity[] ipIdentities = new IpIdentity[IP_IDENTITY_SLOTS];
 
 	private final String tenantHeader;
 
@@ -83,21 +83,19 @@ public final class RequestIdentityResolver {
 	}
 
 	/**
-	 * The identity of a client address, from the table when its slot holds it. A slot's
-	 * identity is {@code ip:} and the address exactly when the address was safe to keep
-	 * readable; a hashed one never compares equal to an address, which is never hashed
-	 * text, so it is made again.
+	 * The identity of a client address, from the table when its slot holds that address;
+	 * otherwise made and put there. The address is the same string as last time for a
+	 * connection kept alive, compared by reference first.
 	 */
 	String ipIdentity(String address) {
 		int hash = address.hashCode();
 		int slot = (hash ^ (hash >>> 16)) & (IP_IDENTITY_SLOTS - 1);
-		String kept = this.ipIdentities[slot];
-		if (kept != null && kept.length() == address.length() + 3
-				&& kept.regionMatches(3, address, 0, address.length())) {
-			return kept;
+		IpIdentity kept = this.ipIdentities[slot];
+		if (kept != null && (kept.address() == address || kept.address().equals(address))) {
+			return kept.identity();
 		}
 		String identity = Identities.ip(address);
-		this.ipIdentities[slot] = identity;
+		this.ipIdentities[slot] = new IpIdentity(address, identity);
 		return identity;
 	}
 
@@ -112,6 +110,10 @@ public final class RequestIdentityResolver {
 			return null;
 		}
 		return Identities.tenant(value);
+	}
+
+	/** A client address and its identity. */
+	private record IpIdentity(String address, String identity) {
 	}
 
 }

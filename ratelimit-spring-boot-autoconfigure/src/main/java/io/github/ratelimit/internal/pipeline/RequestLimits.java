@@ -139,11 +139,13 @@ public final class RequestLimits {
 	/**
 	 * Records the first stage of a request, decided in place for one limit that admitted
 	 * it and counts every status: the state keeps what the decision says, not the decision.
+	 * Without the lock: the state is new, and the fields are published by the volatile
+	 * write of {@link #single}, which every reader takes first.
 	 * @param decision the admitting decision, read here only
 	 * @param identity the identity it was decided for
 	 * @param cost what it consumed
 	 */
-	synchronized void recordSingle(MutableDecision decision, String identity, long cost) {
+	void recordSingle(MutableDecision decision, String identity, long cost) {
 		this.singleRemaining = decision.remaining();
 		this.singleResetMicros = decision.resetMicros();
 		this.singleDelayMicros = decision.delayMicros();

@@ -29,10 +29,24 @@ final class SegmentPattern {
 	/** Whether the pattern ends with {@code /**} or <code>/{*rest}</code>: any rest of the path, or none. */
 	private final boolean anyRest;
 
+	/** The leading literal segments with their separators, compared at once. */
+	private final String prefix;
+
+	/** How many segments {@link #prefix} holds. */
+	private final int prefixSegments;
+
 	private SegmentPattern(String[] literals, byte[] kinds, boolean anyRest) {
 		this.literals = literals;
 		this.kinds = kinds;
 		this.anyRest = anyRest;
+		StringBuilder prefix = new StringBuilder();
+		int segments = 0;
+		while (segments < kinds.length && kinds[segments] == LITERAL) {
+			prefix.append('/').append(literals[segments]);
+			segments++;
+		}
+		this.prefix = prefix.toString();
+		this.prefixSegments = segments;
 	}
 
 	/**
@@ -119,9 +133,16 @@ final class SegmentPattern {
 	 * @return whether it matches
 	 */
 	boolean matches(String path) {
+		if (!path.startsWith(this.prefix)) {
+			return false;
+		}
 		int length = path.length();
-		int at = 0;
-		for (int i = 0; i < this.kinds.length; i++) {
+		int at = this.prefix.length();
+		if (at < length && path.charAt(at) != '/') {
+			// the prefix's last segment goes on in the path
+			return false;
+		}
+		for (int i = this.prefixSegments; i < this.kinds.length; i++) {
 			if (at >= length || path.charAt(at) != '/') {
 				return false;
 			}
@@ -132,7 +153,7 @@ final class SegmentPattern {
 			}
 			if (this.kinds[i] == LITERAL) {
 				String literal = this.literals[i];
-				if (end - start != literal.length() || !path.regionMatches(start, literal, 0, literal.length())) {
+				if (end - start != literal.length() || !path.startsWith(literal, start)) {
 					return false;
 				}
 			}
