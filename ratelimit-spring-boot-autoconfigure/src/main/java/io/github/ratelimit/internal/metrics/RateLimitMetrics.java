@@ -66,6 +66,17 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	 */
 	private volatile StoreTimer lastLatency;
 
+	/** Slots of {@link #lastCounters}; a power of two. */
+	private static final int COUNTER_SLOTS = 64;
+
+	/**
+	 * The {@code ratelimit.requests} counters of the limit and store counted last, in the
+	 * slot of the limit name's hash: a limit's decisions find their counters without a map
+	 * lookup, and limits of one request sit in different slots unless their hashes collide.
+	 * Racy on purpose: a slot holds an immutable triple, checked before it is used.
+	 */
+	private final LastCounters[] lastCounters = new LastCounters[COUNTER_SLOTS];
+
 	private final Map<RequestKey, Counter> refunds = new ConcurrentHashMap<>();
 
 	private final Map<RequestKey, Counter> divergences = new ConcurrentHashMap<>();
@@ -173,12 +184,16 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	 * counting a decision allocates nothing once its counter exists.
 	 */
 	private Counter requestCounter(String limit, int outcome, String store) {
-		LimitCounters byStore = this.requests.get(limit);
-		if (byStore == null) {
-			// the first store to decide the limit gets its counters without a second lookup
-			byStore = this.requests.computeIfAbsent(limit, (name) -> new LimitCounters(store));
+		int slot = limit.hashCode() & (COUNTER_SLOTS - 1);
+		LastCounters last = this.lastCounters[slot];
+		AtomicReferenceArray<Counter> counters;
+		if (last != null && last.limit() == limit && last.store() == store) {
+			counters = last.counters();
 		}
-		AtomicReferenceArray<Counter> counters = byStore.of(store);
+		else {
+			counters = countersOf(limit, store);
+			this.lastCounters[slot] = new LastCounters(limit, store, counters);
+		}
 		Counter counter = counters.get(outcome);
 		if (counter == null) {
 			// registering is idempotent: a racing thread gets the same counter from the registry
@@ -191,6 +206,16 @@ public final class RateLimitMetrics implements RateLimitObserver {
 			counters.set(outcome, counter);
 		}
 		return counter;
+	}
+
+	/** The counters of a limit's decisions in a store, by outcome index. */
+	private AtomicReferenceArray<Counter> countersOf(String limit, String store) {
+		LimitCounters byStore = this.requests.get(limit);
+		if (byStore == null) {
+			// the first store to decide the limit gets its counters without a second lookup
+			byStore = this.requests.computeIfAbsent(limit, (name) -> new LimitCounters(store));
+		}
+		return byStore.of(store);
 	}
 
 	/** Counts where a candidate and its enforced limit decided differently for one request. */
@@ -242,6 +267,10 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	}
 
 	private record RequestKey(String limit, String result, String store) {
+	}
+
+	/** The counters of one limit in one store, with the names they were found by. */
+	private record LastCounters(String limit, String store, AtomicReferenceArray<Counter> counters) {
 	}
 
 	/** A store's latency timer. */

@@ -26,7 +26,9 @@ public final class RequestIdentityResolver {
 
 	/**
 	 * The identity last made for a client address, in the slot of the address's hash: a
-	 * client's next request finds its identity here instead of making it again. Bounded by
+	 * client's next request finds its identity here instead of making it again. The address
+	 * is the peer's as the container reports it when no proxy is trusted (one resolver
+	 * has one mode, so the two never share a table), else the resolved one. Bounded by
 	 * its slots (another address of the same slot replaces it), and racy on purpose: a slot
 	 * holds an immutable pair, checked against the address before it is used.
 	 */
@@ -72,14 +74,41 @@ public final class RequestIdentityResolver {
 			String identity = switch (keyChain.get(i)) {
 				case PRINCIPAL -> principal(request);
 				case TENANT -> tenant(request);
-				case IP -> ipIdentity(this.clientIps.resolve(request));
+				case IP -> ipIdentity(request);
 				case GLOBAL -> Identities.GLOBAL;
 			};
 			if (identity != null) {
 				return identity;
 			}
 		}
+		return ipIdentity(request);
+	}
+
+	/**
+	 * The identity of a request's client address. With no proxy trusted, the address
+	 * resolved depends on the peer address alone, so the table is looked up by the peer
+	 * address as the container reports it, before anything is parsed; otherwise by the
+	 * address resolved from the forwarding headers.
+	 */
+	private String ipIdentity(RateLimitRequest request) {
+		if (this.clientIps.trustsNoProxy()) {
+			String peer = request.remoteAddress();
+			if (peer != null) {
+				IpIdentity kept = this.ipIdentities[slot(peer)];
+				if (kept != null && (kept.address() == peer || kept.address().equals(peer))) {
+					return kept.identity();
+				}
+				String identity = Identities.ip(this.clientIps.resolve(request));
+				this.ipIdentities[slot(peer)] = new IpIdentity(peer, identity);
+				return identity;
+			}
+		}
 		return ipIdentity(this.clientIps.resolve(request));
+	}
+
+	private static int slot(String address) {
+		int hash = address.hashCode();
+		return (hash ^ (hash >>> 16)) & (IP_IDENTITY_SLOTS - 1);
 	}
 
 	/**
@@ -88,8 +117,7 @@ public final class RequestIdentityResolver {
 	 * connection kept alive, compared by reference first.
 	 */
 	String ipIdentity(String address) {
-		int hash = address.hashCode();
-		int slot = (hash ^ (hash >>> 16)) & (IP_IDENTITY_SLOTS - 1);
+		int slot = slot(address);
 		IpIdentity kept = this.ipIdentities[slot];
 		if (kept != null && (kept.address() == address || kept.address().equals(address))) {
 			return kept.identity();

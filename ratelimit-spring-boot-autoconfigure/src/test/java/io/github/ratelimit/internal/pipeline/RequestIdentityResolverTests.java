@@ -184,4 +184,24 @@ class RequestIdentityResolverTests {
 		assertThat(resolver.ipIdentity(odd)).isEqualTo(hashed);
 	}
 
+
+	@Test
+	void aPeerFoundInTheTableHasTheIdentityItsAddressResolvesTo() {
+		ClientIpResolver clientIps = new ClientIpResolver(List.of(), 64);
+		RequestIdentityResolver resolver = new RequestIdentityResolver(clientIps, "X-Tenant-Id",
+				Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
+		for (String peer : List.of("203.0.113.7", "[2001:db8:1:2::9]", "2001:db8:1:2::10", "fe80::1%eth0",
+				"::ffff:198.51.100.4", "not an address", "010.1.1.1", "203.0.113.7")) {
+			MockHttpServletRequest servlet = new MockHttpServletRequest();
+			servlet.setRemoteAddr(peer);
+			// a client cannot move its bucket with a header no proxy vouches for
+			servlet.addHeader("X-Forwarded-For", "192.0.2.1");
+			ServletRateLimitRequest request = new ServletRateLimitRequest(servlet);
+			String expected = Identities.ip(clientIps.resolve(request));
+			for (int i = 0; i < 2; i++) {
+				assertThat(resolver.resolve("l", List.of(KeySource.IP), request)).as(peer).isEqualTo(expected);
+			}
+		}
+	}
+
 }
