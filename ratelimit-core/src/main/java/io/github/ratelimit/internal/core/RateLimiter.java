@@ -38,6 +38,9 @@ public final class RateLimiter {
 	 */
 	private final boolean sampled;
 
+	/** Whether the store decides on the calling thread whichever way it is asked. */
+	private final boolean decidesOnCallingThread;
+
 	/**
 	 * Creates a limiter.
 	 * @param store the store holding the buckets
@@ -55,6 +58,33 @@ public final class RateLimiter {
 		this.store = store;
 		this.observer = observer;
 		this.sampled = RateLimitResult.MEMORY.equals(store.name());
+		this.decidesOnCallingThread = keepsDefaultAsync(store);
+	}
+
+	/**
+	 * Whether a store keeps the SPI's default {@link RateLimitStore#tryAcquireAsync}, which
+	 * decides on the calling thread: a store that does no I/O.
+	 */
+	private static boolean keepsDefaultAsync(RateLimitStore store) {
+		try {
+			return store.getClass()
+				.getMethod("tryAcquireAsync", List.class, long.class)
+				.getDeclaringClass() == RateLimitStore.class;
+		}
+		catch (NoSuchMethodException | SecurityException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Whether the store decides on the calling thread even when asked without blocking:
+	 * it keeps the SPI's default {@link RateLimitStore#tryAcquireAsync}, as the in-memory
+	 * store does. An event loop may then decide in place, as the asynchronous call would
+	 * have decided on it anyway.
+	 * @return whether deciding never leaves the calling thread
+	 */
+	public boolean decidesOnCallingThread() {
+		return this.decidesOnCallingThread;
 	}
 
 	/** Marks a decision that is not timed: no reading of the clock is this value. */

@@ -37,12 +37,25 @@ public final class RequestRateLimiter {
 
 	private final OutcomeSettlement settlement;
 
+	private final boolean decidesOnCallingThread;
+
 	private RequestRateLimiter(Builder builder) {
 		this.routes = new RouteMatcher(builder.routes);
 		this.binder = new LimitBinder(builder.identities, builder.plans);
 		this.renderer = new VerdictRenderer(builder.limiter, builder.responses);
 		this.decider = new StageDecider(builder.limiter, this.renderer);
 		this.settlement = new OutcomeSettlement(builder.limiter);
+		this.decidesOnCallingThread = builder.limiter.decidesOnCallingThread();
+	}
+
+	/**
+	 * Whether the store decides on the calling thread however it is asked (in memory), so
+	 * that an event loop may decide a route stage with
+	 * {@link #decideRouteStage(RateLimitRequest, List, RequestLimits)}.
+	 * @return whether deciding never leaves the calling thread
+	 */
+	public boolean decidesOnCallingThread() {
+		return this.decidesOnCallingThread;
 	}
 
 	/**
