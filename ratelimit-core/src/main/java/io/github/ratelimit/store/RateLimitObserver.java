@@ -8,6 +8,16 @@ import java.util.List;
  */
 public interface RateLimitObserver {
 
+	/**
+	 * The time of a decision that was not timed: an in-memory store decides in tens of
+	 * nanoseconds, about what reading the clock twice costs, so its decisions are timed one
+	 * in {@value #MEMORY_TIMED_ONE_IN}, at random; a remote store's every one.
+	 */
+	long UNTIMED = -1;
+
+	/** One in how many decisions of an in-memory store are timed. */
+	int MEMORY_TIMED_ONE_IN = 64;
+
 	/** An observer that ignores everything. */
 	RateLimitObserver NONE = new RateLimitObserver() {
 	};
@@ -15,7 +25,9 @@ public interface RateLimitObserver {
 	/**
 	 * Called after the limits of one request (or one stage of it) were decided.
 	 * @param result the decisions, with the store that made them
-	 * @param nanos how long the store took to decide
+	 * @param nanos how long the store took to decide, or {@link #UNTIMED} when the
+	 * decision was not timed (in-memory decisions are timed one in
+	 * {@value #MEMORY_TIMED_ONE_IN})
 	 */
 	default void decided(RateLimitResult result, long nanos) {
 	}
@@ -28,10 +40,26 @@ public interface RateLimitObserver {
 	 * which is all that observers that never look at identities (metrics) implement.
 	 * @param acquisitions the acquisitions decided, one per decision
 	 * @param result the decisions, with the store that made them
-	 * @param nanos how long the store took to decide
+	 * @param nanos how long the store took to decide, or {@link #UNTIMED}
 	 */
 	default void decided(List<Acquisition> acquisitions, RateLimitResult result, long nanos) {
 		decided(result, nanos);
+	}
+
+	/**
+	 * Called after one limit was decided for one identity in place (the usual request),
+	 * with the decision as the store wrote it; valid only during the call. By default it
+	 * calls {@link #decided(List, RateLimitResult, long)} with the acquisition and the
+	 * result this decision stands for; an observer that overrides it sees the request
+	 * without the limiter allocating them.
+	 * @param limit the limit
+	 * @param identity the identity owning the bucket
+	 * @param cost the cost asked
+	 * @param decision the decision, with the time and the store that made it
+	 * @param nanos how long the store took to decide, or {@link #UNTIMED}
+	 */
+	default void decided(RateLimit limit, String identity, long cost, MutableDecision decision, long nanos) {
+		decided(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), nanos);
 	}
 
 	/**

@@ -6,6 +6,8 @@ import org.springframework.beans.factory.ObjectProvider;
 
 import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
 
 /**
@@ -34,6 +36,13 @@ final class RateLimitObservers {
 			@Override
 			public void decided(List<Acquisition> acquisitions, RateLimitResult result, long nanos) {
 				observers.forEach((observer) -> observer.decided(acquisitions, result, nanos));
+			}
+
+			@Override
+			public void decided(RateLimit limit, String identity, long cost, MutableDecision decision, long nanos) {
+				for (int i = 0; i < observers.size(); i++) {
+					observers.get(i).decided(limit, identity, cost, decision, nanos);
+				}
 			}
 
 			@Override

@@ -11,6 +11,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
@@ -35,6 +36,19 @@ class RateLimitObserversTests {
 		observer.decided(List.of(new Acquisition(this.limit, "user:alice", 1)),
 				new RateLimitResult(List.of(decision), 0), 10);
 		assertThat(told).containsExactly("first user:alice", "second user:alice");
+	}
+
+	@Test
+	void everyObserverIsToldOfADecisionMadeInPlaceAsOfItsAcquisition() {
+		List<String> told = new ArrayList<>();
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerSingleton("first", recorder("first", told));
+		beanFactory.registerSingleton("second", recorder("second", told));
+		RateLimitObserver observer = RateLimitObservers.of(beanFactory.getBeanProvider(RateLimitObserver.class));
+		MutableDecision decision = new MutableDecision().set(this.limit, true, 1, 60_000_000, 0, 0)
+			.decidedAt(0, RateLimitResult.MEMORY);
+		observer.decided(this.limit, "user:bob", 1, decision, RateLimitObserver.UNTIMED);
+		assertThat(told).containsExactly("first user:bob", "second user:bob");
 	}
 
 	@Test

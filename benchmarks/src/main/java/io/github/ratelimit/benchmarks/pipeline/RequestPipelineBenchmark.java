@@ -18,11 +18,11 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 import io.github.ratelimit.RateLimitRequest;
+import io.github.ratelimit.internal.pipeline.RateLimitResponses;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.pipeline.RouteLimit;
 import io.github.ratelimit.internal.pipeline.Verdict;
-import io.github.ratelimit.store.Acquisition;
 
 /**
  * What the limiter itself does for one admitted HTTP request with one IP-keyed route
@@ -53,18 +53,40 @@ public class RequestPipelineBenchmark {
 
 	private final RateLimitRequest elsewhere = new Request("GET", "/api/products/7", "203.0.113.7");
 
+	/** Receives the headers as a web stack does, before it makes the strings its response takes. */
+	private RateLimitResponses.HeaderSink headers;
+
+	/** Receives the headers as the servlet and WebFlux adapters do: one string per value. */
+	private RateLimitResponses.HeaderSink headerStrings;
+
 	@Setup
-	public void setUp() {
+	public void setUp(Blackhole blackhole) {
 		this.pipeline = SearchRouteLimiter.create(this.pattern, this.metrics);
+		this.headers = (name, value) -> blackhole.consume(value);
+		this.headerStrings = (name, value) -> blackhole.consume(value.toString());
 	}
 
+	/**
+	 * One admitted request, as the servlet filter limits it: a state for the request, the
+	 * route stage decided, and the headers rendered.
+	 */
 	@Benchmark
 	public void admittedRequest(Blackhole blackhole) {
+		admit(blackhole, this.headers);
+	}
+
+	/** As {@link #admittedRequest}, with the header values made into the strings a response takes. */
+	@Benchmark
+	public void admittedRequestWithHeaderStrings(Blackhole blackhole) {
+		admit(blackhole, this.headerStrings);
+	}
+
+	private void admit(Blackhole blackhole, RateLimitResponses.HeaderSink sink) {
 		RequestLimits state = new RequestLimits();
-		List<Acquisition> now = this.pipeline.routeStage(this.request, state);
-		Verdict verdict = this.pipeline.decide(now, state);
+		Verdict verdict = this.pipeline.decideRouteStage(this.request, this.pipeline.matchRoutes(this.request),
+				state);
 		blackhole.consume(verdict.proceeds());
-		this.pipeline.headers(state, (name, value) -> blackhole.consume(value));
+		this.pipeline.writeHeaders(state, sink);
 	}
 
 	/** What a request no route limits pays: finding that no route matches it. */

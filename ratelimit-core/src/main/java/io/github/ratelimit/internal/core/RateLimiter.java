@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.BucketKey;
@@ -31,6 +32,16 @@ public final class RateLimiter {
 	private final ReleaseWait.Signals releases = new ReleaseWait.Signals();
 
 	/**
+	 * Whether the store decides in memory, so that only one decision in
+	 * {@link RateLimitObserver#MEMORY_TIMED_ONE_IN} is timed: reading the clock twice costs
+	 * about what such a decision does.
+	 */
+	private final boolean sampled;
+
+	/** Whether the store decides on the calling thread whichever way it is asked. */
+	private final boolean decidesOnCallingThread;
+
+	/**
 	 * Creates a limiter.
 	 * @param store the store holding the buckets
 	 */
@@ -46,6 +57,50 @@ public final class RateLimiter {
 	public RateLimiter(RateLimitStore store, RateLimitObserver observer) {
 		this.store = store;
 		this.observer = observer;
+		this.sampled = RateLimitResult.MEMORY.equals(store.name());
+		this.decidesOnCallingThread = keepsDefaultAsync(store);
+	}
+
+	/**
+	 * Whether a store keeps the SPI's default {@link RateLimitStore#tryAcquireAsync}, which
+	 * decides on the calling thread: a store that does no I/O.
+	 */
+	private static boolean keepsDefaultAsync(RateLimitStore store) {
+		try {
+			return store.getClass()
+				.getMethod("tryAcquireAsync", List.class, long.class)
+				.getDeclaringClass() == RateLimitStore.class;
+		}
+		catch (NoSuchMethodException | SecurityException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Whether the store decides on the calling thread even when asked without blocking:
+	 * it keeps the SPI's default {@link RateLimitStore#tryAcquireAsync}, as the in-memory
+	 * store does. An event loop may then decide in place, as the asynchronous call would
+	 * have decided on it anyway.
+	 * @return whether deciding never leaves the calling thread
+	 */
+	public boolean decidesOnCallingThread() {
+		return this.decidesOnCallingThread;
+	}
+
+	/** Marks a decision that is not timed: no reading of the clock is this value. */
+	private static final long NOT_STARTED = Long.MIN_VALUE;
+
+	/** When a decision starts, for its time: the clock, unless this one is not sampled. */
+	private long start() {
+		if (this.sampled && ThreadLocalRandom.current().nextInt(RateLimitObserver.MEMORY_TIMED_ONE_IN) != 0) {
+			return NOT_STARTED;
+		}
+		return System.nanoTime();
+	}
+
+	/** The time a decision took, or {@link RateLimitObserver#UNTIMED}. */
+	private static long since(long start) {
+		return (start == NOT_STARTED) ? RateLimitObserver.UNTIMED : Math.max(0, System.nanoTime() - start);
 	}
 
 	/**
@@ -73,9 +128,9 @@ public final class RateLimiter {
 			// nobody reads the time the store took, so do not read the clock for it
 			return decide(acquisitions, maxDelayMicros);
 		}
-		long start = System.nanoTime();
+		long start = start();
 		RateLimitResult result = decide(acquisitions, maxDelayMicros);
-		this.observer.decided(acquisitions, result, System.nanoTime() - start);
+		this.observer.decided(acquisitions, result, since(start));
 		return result;
 	}
 
@@ -98,11 +153,10 @@ public final class RateLimiter {
 		if (this.observer == RateLimitObserver.NONE) {
 			return this.store.tryAcquire(limit, identity, cost, maxDelayMicros, into);
 		}
-		long start = System.nanoTime();
+		long start = start();
 		boolean admitted = this.store.tryAcquire(limit, identity, cost, maxDelayMicros, into);
 		// observers learn which identity was decided, as on the list path
-		this.observer.decided(List.of(new Acquisition(limit, identity, cost)), into.toResult(),
-				System.nanoTime() - start);
+		this.observer.decided(limit, identity, cost, into, since(start));
 		return admitted;
 	}
 
@@ -117,7 +171,7 @@ public final class RateLimiter {
 		if (acquisitions.isEmpty()) {
 			return CompletableFuture.completedFuture(new RateLimitResult(List.of(), 0));
 		}
-		long start = (this.observer != RateLimitObserver.NONE) ? System.nanoTime() : 0;
+		long start = (this.observer != RateLimitObserver.NONE) ? start() : NOT_STARTED;
 		List<Acquisition> merged = merge(acquisitions);
 		CompletionStage<RateLimitResult> decided = this.store.tryAcquireAsync(merged, maxDelayMicros);
 		if (decided instanceof CompletableFuture<RateLimitResult> future && future.isDone()
@@ -135,7 +189,7 @@ public final class RateLimiter {
 			RateLimitResult result, long start) {
 		RateLimitResult unmerged = unmerge(acquisitions, merged, result);
 		if (this.observer != RateLimitObserver.NONE) {
-			this.observer.decided(acquisitions, unmerged, System.nanoTime() - start);
+			this.observer.decided(acquisitions, unmerged, since(start));
 		}
 		return unmerged;
 	}

@@ -91,4 +91,15 @@ class RateLimiterTest {
 		assertThat(this.limiter.acquire(List.of(new Acquisition(this.shared, "u", 10))).allowed()).isTrue();
 	}
 
+
+	@Test
+	void decidesOnTheCallingThreadOnlyWithAStoreKeepingTheDefaultAsynchronousCall() {
+		InMemoryRateLimitStore memory = new InMemoryRateLimitStore(new MutableClock(MutableClock.DEFAULT_START_MICROS),
+				100);
+		assertThat(new RateLimiter(memory).decidesOnCallingThread()).isTrue();
+		// a decorator that may go to another thread when asked without blocking
+		assertThat(new RateLimiter(new ObservedRateLimitStore(memory, RateLimitObserver.NONE)).decidesOnCallingThread())
+			.isFalse();
+	}
+
 }

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Timer;
 
 import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
@@ -34,7 +35,10 @@ import io.github.ratelimit.store.StoreStatus;
  * rejected it or a caller waiting for its slot was gone; {@code allowed} minus
  * {@code refunds} is what stayed charged;</li>
  * <li>{@code ratelimit.store.latency} (timer; tag {@code store}): time to decide the
- * limits of a request, by the store that decided;</li>
+ * limits of a request, by the store that decided: every decision of a remote store, one
+ * in {@value RateLimitObserver#MEMORY_TIMED_ONE_IN} of an in-memory store, at random (its
+ * decisions take about what reading the clock does; {@code ratelimit.requests} counts
+ * them all);</li>
  * <li>{@code ratelimit.store.errors} (counter; tag {@code store}): failed or timed-out calls
  * to the remote store;</li>
  * <li>{@code ratelimit.fallback.active} (gauge, 0 or 1): the local fallback is deciding;</li>
@@ -61,6 +65,17 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	 * is, found without a lookup on every decision.
 	 */
 	private volatile StoreTimer lastLatency;
+
+	/** Slots of {@link #lastCounters}; a power of two. */
+	private static final int COUNTER_SLOTS = 64;
+
+	/**
+	 * The {@code ratelimit.requests} counters of the limit and store counted last, in the
+	 * slot of the limit name's hash: a limit's decisions find their counters without a map
+	 * lookup, and limits of one request sit in different slots unless their hashes collide.
+	 * Racy on purpose: a slot holds an immutable triple, checked before it is used.
+	 */
+	private final LastCounters[] lastCounters = new LastCounters[COUNTER_SLOTS];
 
 	private final Map<RequestKey, Counter> refunds = new ConcurrentHashMap<>();
 
@@ -95,7 +110,11 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	@Override
 	public void decided(RateLimitResult result, long nanos) {
-		latency(result.store()).record(nanos, TimeUnit.NANOSECONDS);
+		// the timer exists from the first decision, timed or not, so that rules finding it do
+		Timer latency = latency(result.store());
+		if (nanos != UNTIMED) {
+			latency.record(nanos, TimeUnit.NANOSECONDS);
+		}
 		// all-or-nothing: an admitting decision charged its limit only if no limit rejected
 		boolean charged = result.allowed();
 		List<RateLimitDecision> decisions = result.decisions();
@@ -108,6 +127,19 @@ public final class RateLimitMetrics implements RateLimitObserver {
 		if (candidates) {
 			countDivergences(result);
 		}
+	}
+
+	/** One limit decided in place: counted as the list path counts it, allocating nothing. */
+	@Override
+	public void decided(RateLimit limit, String identity, long cost, MutableDecision decision, long nanos) {
+		Timer latency = latency(decision.store());
+		if (nanos != UNTIMED) {
+			latency.record(nanos, TimeUnit.NANOSECONDS);
+		}
+		// one decision: it charged its limit when it admitted the request; a candidate alone
+		// has no enforced decision to diverge from
+		int outcome = decision.allowed() ? 0 : decision.limit().shadow() ? 2 : 3;
+		requestCounter(decision.limit().name(), outcome, decision.store()).increment();
 	}
 
 	@Override
@@ -152,12 +184,16 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	 * counting a decision allocates nothing once its counter exists.
 	 */
 	private Counter requestCounter(String limit, int outcome, String store) {
-		LimitCounters byStore = this.requests.get(limit);
-		if (byStore == null) {
-			// the first store to decide the limit gets its counters without a second lookup
-			byStore = this.requests.computeIfAbsent(limit, (name) -> new LimitCounters(store));
+		int slot = limit.hashCode() & (COUNTER_SLOTS - 1);
+		LastCounters last = this.lastCounters[slot];
+		AtomicReferenceArray<Counter> counters;
+		if (last != null && last.limit() == limit && last.store() == store) {
+			counters = last.counters();
 		}
-		AtomicReferenceArray<Counter> counters = byStore.of(store);
+		else {
+			counters = countersOf(limit, store);
+			this.lastCounters[slot] = new LastCounters(limit, store, counters);
+		}
 		Counter counter = counters.get(outcome);
 		if (counter == null) {
 			// registering is idempotent: a racing thread gets the same counter from the registry
@@ -170,6 +206,16 @@ public final class RateLimitMetrics implements RateLimitObserver {
 			counters.set(outcome, counter);
 		}
 		return counter;
+	}
+
+	/** The counters of a limit's decisions in a store, by outcome index. */
+	private AtomicReferenceArray<Counter> countersOf(String limit, String store) {
+		LimitCounters byStore = this.requests.get(limit);
+		if (byStore == null) {
+			// the first store to decide the limit gets its counters without a second lookup
+			byStore = this.requests.computeIfAbsent(limit, (name) -> new LimitCounters(store));
+		}
+		return byStore.of(store);
 	}
 
 	/** Counts where a candidate and its enforced limit decided differently for one request. */
@@ -221,6 +267,10 @@ public final class RateLimitMetrics implements RateLimitObserver {
 	}
 
 	private record RequestKey(String limit, String result, String store) {
+	}
+
+	/** The counters of one limit in one store, with the names they were found by. */
+	private record LastCounters(String limit, String store, AtomicReferenceArray<Counter> counters) {
 	}
 
 	/** A store's latency timer. */

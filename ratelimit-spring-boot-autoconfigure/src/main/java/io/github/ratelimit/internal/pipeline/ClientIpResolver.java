@@ -61,6 +61,15 @@ public final class ClientIpResolver {
 	}
 
 	/**
+	 * Whether the client of a request is its peer whatever its headers say: no proxy is
+	 * trusted, so the address resolved depends on the peer address alone.
+	 * @return whether no proxy is trusted
+	 */
+	boolean trustsNoProxy() {
+		return this.trustedProxies.isEmpty();
+	}
+
+	/**
 	 * Resolves the client IP address of a request.
 	 * @param request the request
 	 * @return the normalised client address, or the sanitised remote address (or

@@ -73,6 +73,17 @@ public final class LimitBinder {
 	}
 
 	/**
+	 * Whether a limit binds to one acquisition of its own limit now, as a route stage
+	 * decides it in place: keyed without the principal, with no plans, no candidate, and
+	 * every status counted.
+	 * @param definition the limit
+	 * @return whether it binds alone
+	 */
+	static boolean bindsAlone(LimitDefinition definition) {
+		return definition.candidate() == null && definition.countStatuses().countsAll() && !definition.needsPrincipal();
+	}
+
+	/**
 	 * Binds the route limits that waited for the principal; taken once.
 	 * @param request the request, now authenticated
 	 * @param state the request's state

@@ -48,11 +48,78 @@ public final class RateLimitResponses {
 	private final Function<RateLimitDecision, String> quotaItemOf = this::quotaItem;
 
 	/**
+	 * Where a header value with numbers is written, per thread: the value handed to a
+	 * {@link HeaderSink} is this text, read before the sink returns, so that rendering it
+	 * allocates nothing.
+	 */
+	private final ThreadLocal<StringBuilder> scratch = ThreadLocal.withInitial(() -> new StringBuilder(64));
+
+	/** Header names of the single-limit styles, built once. */
+	private final String[] singleNames;
+
+	/**
 	 * Creates a writer.
 	 * @param style the header style
 	 */
 	public RateLimitResponses(HeaderStyle style) {
 		this.style = style;
+		String prefix = (style == HeaderStyle.X_RATELIMIT) ? "X-RateLimit-" : "RateLimit-";
+		this.singleNames = new String[] { prefix + "Limit", prefix + "Remaining", prefix + "Reset" };
+	}
+
+	/**
+	 * Receives a rate limit header whose value may be text the renderer reuses: it is read
+	 * before {@link #header} returns, never kept.
+	 */
+	@FunctionalInterface
+	public interface HeaderSink {
+
+		/**
+		 * Receives one header.
+		 * @param name the header name
+		 * @param value the value, valid until this method returns
+		 */
+		void header(String name, CharSequence value);
+
+	}
+
+	/**
+	 * The rate limit headers of a request with one decision, given by what it says, as
+	 * {@link #headers(List, BiConsumer)} renders them for that decision alone, allocating
+	 * nothing once the limit's text is kept.
+	 * @param limit the limit that admitted the request, no candidate
+	 * @param remaining quota units left
+	 * @param resetMicros time until more quota
+	 * @param windowMicros length of the quota window the decision was taken in
+	 * @param headers receives each header name and value
+	 */
+	public void headers(RateLimit limit, long remaining, long resetMicros, long windowMicros, HeaderSink headers) {
+		switch (this.style) {
+			case IETF -> {
+				LimitText text = text(limit, windowMicros);
+				headers.header("RateLimit-Policy", text.policy());
+				StringBuilder value = scratch().append(text.quoted())
+					.append(";r=")
+					.append(remaining)
+					.append(";t=")
+					.append(ceilSeconds(resetMicros));
+				headers.header("RateLimit", value);
+			}
+			case DRAFT_06, X_RATELIMIT -> {
+				headers.header(this.singleNames[0], scratch().append(limit.capacity()));
+				headers.header(this.singleNames[1], scratch().append(remaining));
+				headers.header(this.singleNames[2], scratch().append(ceilSeconds(resetMicros)));
+			}
+			case NONE -> {
+			}
+		}
+	}
+
+	/** This thread's header text, emptied. */
+	private StringBuilder scratch() {
+		StringBuilder text = this.scratch.get();
+		text.setLength(0);
+		return text;
 	}
 
 	/**
@@ -182,8 +249,11 @@ public final class RateLimitResponses {
 	 * the first {@value #MAX_CACHED_NAMES} are rendered each time.
 	 */
 	private LimitText text(RateLimitDecision decision) {
-		RateLimit limit = decision.limit();
-		long window = Math.max(1, ceilSeconds(decision.windowMicros()));
+		return text(decision.limit(), decision.windowMicros());
+	}
+
+	private LimitText text(RateLimit limit, long windowMicros) {
+		long window = Math.max(1, ceilSeconds(windowMicros));
 		LimitText cached = this.texts.get(limit.name());
 		if (cached != null && cached.capacity() == limit.capacity() && cached.windowSeconds() == window) {
 			return cached;

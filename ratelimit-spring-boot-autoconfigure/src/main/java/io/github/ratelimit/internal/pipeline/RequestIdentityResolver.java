@@ -19,7 +19,20 @@ public final class RequestIdentityResolver {
 	/** Longest tenant header value even looked at; longer values are ignored. */
 	private static final int MAX_TENANT_LENGTH = 256;
 
+	/** Slots of the table of client address identities; a power of two. */
+	static final int IP_IDENTITY_SLOTS = 1024;
+
 	private final ClientIpResolver clientIps;
+
+	/**
+	 * The identity last made for a client address, in the slot of the address's hash: a
+	 * client's next request finds its identity here instead of making it again. The address
+	 * is the peer's as the container reports it when no proxy is trusted (one resolver
+	 * has one mode, so the two never share a table), else the resolved one. Bounded by
+	 * its slots (another address of the same slot replaces it), and racy on purpose: a slot
+	 * holds an immutable pair, checked against the address before it is used.
+	 */
+	private final IpIdentity[] ipIdentities = new IpIdentity[IP_IDENTITY_SLOTS];
 
 	private final String tenantHeader;
 
@@ -56,18 +69,62 @@ public final class RequestIdentityResolver {
 				return Identities.expression(resolved);
 			}
 		}
-		for (KeySource source : keyChain) {
-			String identity = switch (source) {
+		// indexed: an iterator is an allocation on every request
+		for (int i = 0; i < keyChain.size(); i++) {
+			String identity = switch (keyChain.get(i)) {
 				case PRINCIPAL -> principal(request);
 				case TENANT -> tenant(request);
-				case IP -> Identities.ip(this.clientIps.resolve(request));
+				case IP -> ipIdentity(request);
 				case GLOBAL -> Identities.GLOBAL;
 			};
 			if (identity != null) {
 				return identity;
 			}
 		}
-		return Identities.ip(this.clientIps.resolve(request));
+		return ipIdentity(request);
+	}
+
+	/**
+	 * The identity of a request's client address. With no proxy trusted, the address
+	 * resolved depends on the peer address alone, so the table is looked up by the peer
+	 * address as the container reports it, before anything is parsed; otherwise by the
+	 * address resolved from the forwarding headers.
+	 */
+	private String ipIdentity(RateLimitRequest request) {
+		if (this.clientIps.trustsNoProxy()) {
+			String peer = request.remoteAddress();
+			if (peer != null) {
+				IpIdentity kept = this.ipIdentities[slot(peer)];
+				if (kept != null && (kept.address() == peer || kept.address().equals(peer))) {
+					return kept.identity();
+				}
+				String identity = Identities.ip(this.clientIps.resolve(request));
+				this.ipIdentities[slot(peer)] = new IpIdentity(peer, identity);
+				return identity;
+			}
+		}
+		return ipIdentity(this.clientIps.resolve(request));
+	}
+
+	private static int slot(String address) {
+		int hash = address.hashCode();
+		return (hash ^ (hash >>> 16)) & (IP_IDENTITY_SLOTS - 1);
+	}
+
+	/**
+	 * The identity of a client address, from the table when its slot holds that address;
+	 * otherwise made and put there. The address is the same string as last time for a
+	 * connection kept alive, compared by reference first.
+	 */
+	String ipIdentity(String address) {
+		int slot = slot(address);
+		IpIdentity kept = this.ipIdentities[slot];
+		if (kept != null && (kept.address() == address || kept.address().equals(address))) {
+			return kept.identity();
+		}
+		String identity = Identities.ip(address);
+		this.ipIdentities[slot] = new IpIdentity(address, identity);
+		return identity;
 	}
 
 	private static String principal(RateLimitRequest request) {
@@ -81,6 +138,10 @@ public final class RequestIdentityResolver {
 			return null;
 		}
 		return Identities.tenant(value);
+	}
+
+	/** A client address and its identity. */
+	private record IpIdentity(String address, String identity) {
 	}
 
 }

@@ -11,8 +11,11 @@ import java.util.concurrent.CompletionStage;
 import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
+import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * What the stages limiting one request (route limits before authentication, then the
@@ -24,6 +27,11 @@ import io.github.ratelimit.store.RateLimitResult;
  * Limits that count only some final statuses are given back what they consumed by
  * {@link #settle} once the response status is final. A client going away is no refund:
  * once a stage's request goes on ({@link #begin}), {@link #abandon} keeps what it took.
+ * <p>
+ * The usual request has one stage with one limit that admits it: what that stage's
+ * decision says is kept in fields ({@link #keptInPlace()}), and its decision, acquisition
+ * and result become values only when something asks for them (a later stage, a refund, a
+ * settlement), so that such a request allocates nothing but this state.
  */
 public final class RequestLimits {
 
@@ -61,11 +69,116 @@ public final class RequestLimits {
 	private boolean abandoned;
 
 	/**
+	 * The limit of the first stage's one admitted decision, kept as the store wrote it and
+	 * not yet a value ({@link #materialize}); {@code null} otherwise. Volatile as
+	 * {@link #decisions}; the fields below are that decision's, written before it.
+	 */
+	private volatile RateLimit single;
+
+	private long singleRemaining;
+
+	private long singleResetMicros;
+
+	private long singleDelayMicros;
+
+	private long singleWindowMicros;
+
+	private long singleTimestampMicros;
+
+	private String singleStore;
+
+	private RateLimitStore singleRefundTo;
+
+	private String singleIdentity;
+
+	private long singleCost;
+
+	/**
 	 * Every decision made for the request so far, in order.
 	 * @return the decisions
 	 */
 	public List<RateLimitDecision> decisions() {
+		if (this.single != null) {
+			materialize();
+		}
 		return this.decisions;
+	}
+
+	/**
+	 * Whether the first stage's one admitted decision is all that was decided for the
+	 * request, kept as the store wrote it: headers are written from it without values.
+	 * @return whether it is kept so
+	 */
+	boolean keptInPlace() {
+		return this.single != null;
+	}
+
+	/**
+	 * Writes the headers of the decision kept in place.
+	 * @param responses renders them
+	 * @param headers receives each header
+	 * @return {@code false} when no decision is kept in place, and nothing was written
+	 */
+	boolean writeKeptHeaders(RateLimitResponses responses, RateLimitResponses.HeaderSink headers) {
+		RateLimit limit = this.single;
+		if (limit == null) {
+			return false;
+		}
+		responses.headers(limit, this.singleRemaining, this.singleResetMicros, this.singleWindowMicros, headers);
+		return true;
+	}
+
+	/**
+	 * Whether no stage has recorded anything for the request yet.
+	 * @return whether it is new
+	 */
+	boolean isEmpty() {
+		return this.single == null && this.decisions.isEmpty();
+	}
+
+	/**
+	 * Records the first stage of a request, decided in place for one limit that admitted
+	 * it and counts every status: the state keeps what the decision says, not the decision.
+	 * Without the lock: the state is new, and the fields are published by the volatile
+	 * write of {@link #single}, which every reader takes first.
+	 * @param decision the admitting decision, read here only
+	 * @param identity the identity it was decided for
+	 * @param cost what it consumed
+	 */
+	void recordSingle(MutableDecision decision, String identity, long cost) {
+		this.singleRemaining = decision.remaining();
+		this.singleResetMicros = decision.resetMicros();
+		this.singleDelayMicros = decision.delayMicros();
+		this.singleWindowMicros = decision.windowMicros();
+		this.singleTimestampMicros = decision.timestampMicros();
+		this.singleStore = decision.store();
+		this.singleRefundTo = decision.refundTo();
+		this.singleIdentity = identity;
+		this.singleCost = cost;
+		this.single = decision.limit();
+	}
+
+	/**
+	 * Turns the first stage kept in place into the values the other paths work on: its
+	 * decision, and what it consumed. Every change of the state starts with it.
+	 */
+	private synchronized void materialize() {
+		RateLimit limit = this.single;
+		if (limit == null) {
+			return;
+		}
+		RateLimitDecision decision = new RateLimitDecision(limit, true, this.singleRemaining, this.singleResetMicros, 0,
+				this.singleDelayMicros, this.singleWindowMicros);
+		RateLimitResult result = new RateLimitResult(List.of(decision), this.singleTimestampMicros, this.singleStore,
+				this.singleRefundTo);
+		List<Consumed> taken = new ArrayList<>(2);
+		taken.add(new Consumed(new Acquisition(limit, this.singleIdentity, this.singleCost), result, 0,
+				CountedOutcomes.ALL));
+		taken.addAll(this.consumed);
+		this.consumed = taken;
+		this.decisions = result.decisions();
+		this.ownsDecisions = false;
+		this.single = null;
 	}
 
 	/**
@@ -199,6 +312,7 @@ public final class RequestLimits {
 		if (!this.countsByStatus) {
 			return null;
 		}
+		materialize();
 		List<Consumed> taken = new ArrayList<>(this.consumed.size());
 		List<Consumed> kept = new ArrayList<>(0);
 		boolean stillSettling = false;
@@ -232,7 +346,8 @@ public final class RequestLimits {
 		if (this.abandoned) {
 			return false;
 		}
-		this.begun = this.consumed.size();
+		// a stage kept in place is the first consumed, once it is a value
+		this.begun = this.consumed.size() + ((this.single != null) ? 1 : 0);
 		return true;
 	}
 
@@ -247,6 +362,7 @@ public final class RequestLimits {
 	 * @param limiter gives back
 	 */
 	public void abandon(RateLimiter limiter) {
+		materialize();
 		List<Consumed> taken;
 		synchronized (this) {
 			this.abandoned = true;
@@ -275,6 +391,7 @@ public final class RequestLimits {
 
 	/** Records a stage's decisions and, when admitted, what it consumed. */
 	synchronized void record(List<Acquisition> acquisitions, RateLimitResult result) {
+		materialize();
 		int first = this.decisions.size();
 		List<RateLimitDecision> decided = result.decisions();
 		if (first == 0) {
@@ -321,6 +438,7 @@ public final class RequestLimits {
 	}
 
 	private void giveBack(RateLimiter limiter, boolean async) {
+		materialize();
 		List<Consumed> taken;
 		synchronized (this) {
 			taken = this.consumed;

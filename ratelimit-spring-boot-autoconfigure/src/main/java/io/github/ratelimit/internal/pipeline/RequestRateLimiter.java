@@ -37,12 +37,25 @@ public final class RequestRateLimiter {
 
 	private final OutcomeSettlement settlement;
 
+	private final boolean decidesOnCallingThread;
+
 	private RequestRateLimiter(Builder builder) {
 		this.routes = new RouteMatcher(builder.routes);
 		this.binder = new LimitBinder(builder.identities, builder.plans);
 		this.renderer = new VerdictRenderer(builder.limiter, builder.responses);
 		this.decider = new StageDecider(builder.limiter, this.renderer);
 		this.settlement = new OutcomeSettlement(builder.limiter);
+		this.decidesOnCallingThread = builder.limiter.decidesOnCallingThread();
+	}
+
+	/**
+	 * Whether the store decides on the calling thread however it is asked (in memory), so
+	 * that an event loop may decide a route stage with
+	 * {@link #decideRouteStage(RateLimitRequest, List, RequestLimits)}.
+	 * @return whether deciding never leaves the calling thread
+	 */
+	public boolean decidesOnCallingThread() {
+		return this.decidesOnCallingThread;
 	}
 
 	/**
@@ -94,6 +107,30 @@ public final class RequestRateLimiter {
 	 */
 	public List<Acquisition> routeStage(RateLimitRequest request, List<RouteLimit> matched, RequestLimits state) {
 		return this.binder.routeStage(request, matched, state);
+	}
+
+	/**
+	 * Decides the first stage of a request on the calling thread, as
+	 * {@link #routeStage(RateLimitRequest, List, RequestLimits)} and then
+	 * {@link #decide} would: the usual stage, one route limit keyed without the principal,
+	 * with no candidate and counting every status, is decided in place, without
+	 * acquisitions, results or decision values.
+	 * @param request the request
+	 * @param matched the route limits it matches ({@link #matchRoutes})
+	 * @param state the request's state, with nothing recorded yet
+	 * @return the verdict, or {@code null} when nothing is decided now (every limit waits
+	 * for the principal)
+	 */
+	public Verdict decideRouteStage(RateLimitRequest request, List<RouteLimit> matched, RequestLimits state) {
+		if (matched.size() == 1 && state.isEmpty()) {
+			LimitDefinition definition = matched.get(0).definition();
+			if (LimitBinder.bindsAlone(definition)) {
+				return this.decider.decideSingle(definition.limit(), this.binder.identity(definition, request),
+						definition.cost(), state);
+			}
+		}
+		List<Acquisition> now = this.binder.routeStage(request, matched, state);
+		return now.isEmpty() ? null : this.decider.decide(now, state);
 	}
 
 	/**
@@ -232,6 +269,17 @@ public final class RequestRateLimiter {
 	 */
 	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
 		this.renderer.headers(state, headers);
+	}
+
+	/**
+	 * The rate limit headers as {@link #headers}, each value handed as text valid until
+	 * the sink returns: the usual request renders them without allocating, and a web
+	 * stack makes the one string its response takes.
+	 * @param state the request's state
+	 * @param headers receives each header
+	 */
+	public void writeHeaders(RequestLimits state, RateLimitResponses.HeaderSink headers) {
+		this.renderer.writeHeaders(state, headers);
 	}
 
 	/**

@@ -14,7 +14,8 @@ import io.github.ratelimit.RateLimitRequest;
 /**
  * Finds the configured route limits a request matches, on its normalised path and
  * method. Most requests are matched by comparing strings: a path is parsed for the
- * pattern matcher only when a pattern with variables or wildcards may match it.
+ * pattern matcher only when a pattern of a shape {@link SegmentPattern} does not take may
+ * match it.
  */
 public final class RouteMatcher {
 
@@ -33,6 +34,13 @@ public final class RouteMatcher {
 	private final boolean[] literal;
 
 	/**
+	 * Each route's pattern compiled to match the path as a string, when its shape allows
+	 * (segments, whole-segment variables and wildcards, a trailing {@code /**}); else
+	 * {@code null}, and the path is parsed for the pattern.
+	 */
+	private final SegmentPattern[] compiled;
+
+	/**
 	 * Creates a matcher.
 	 * @param routes the configured route limits, in configuration order
 	 */
@@ -41,6 +49,7 @@ public final class RouteMatcher {
 		this.alone = this.routes.stream().map(List::of).toList();
 		this.literalPrefixes = new String[this.routes.size()];
 		this.literal = new boolean[this.routes.size()];
+		this.compiled = new SegmentPattern[this.routes.size()];
 		for (int i = 0; i < this.routes.size(); i++) {
 			PathPattern pattern = this.routes.get(i).pattern();
 			String text = pattern.getPatternString();
@@ -48,6 +57,7 @@ public final class RouteMatcher {
 			boolean shortcut = isDefaultParsed(pattern);
 			this.literalPrefixes[i] = shortcut ? literalPrefix(text) : "";
 			this.literal[i] = shortcut && this.literalPrefixes[i].length() == text.length();
+			this.compiled[i] = (shortcut && !this.literal[i]) ? SegmentPattern.compile(text) : null;
 		}
 	}
 
@@ -95,9 +105,10 @@ public final class RouteMatcher {
 	 * for {@code /api/reports}. CORS preflight requests are not limited.
 	 * <p>
 	 * A path is parsed for the pattern matcher only when some route's literal prefix fits
-	 * it and that route's pattern has variables or wildcards: a pattern of literal text
-	 * alone matches exactly the path equal to it, so most requests, limited or not, are
-	 * matched by comparing strings.
+	 * it and that route's pattern has a shape the string matcher does not take (a regular
+	 * expression, part of a segment): a pattern of literal text alone matches exactly the
+	 * path equal to it, and one of whole segments and a trailing {@code /**} is matched by
+	 * walking the path's separators, so most requests, limited or not, allocate nothing.
 	 * @param request the request
 	 * @return the matching route limits, in configuration order; not to be modified
 	 */
@@ -120,6 +131,11 @@ public final class RouteMatcher {
 			}
 			if (this.literal[i]) {
 				if (path.length() != this.literalPrefixes[i].length()) {
+					continue;
+				}
+			}
+			else if (this.compiled[i] != null) {
+				if (!this.compiled[i].matches(path)) {
 					continue;
 				}
 			}

@@ -11,6 +11,8 @@ import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.core.ReleaseWait;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
+import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -25,6 +27,12 @@ public final class StageDecider {
 	private final RateLimiter limiter;
 
 	private final VerdictRenderer renderer;
+
+	/**
+	 * Where the store writes a stage decided in place, per thread: the request's state
+	 * keeps what it says, so the decision object is never the request's own.
+	 */
+	private final ThreadLocal<MutableDecision> inPlace = ThreadLocal.withInitial(MutableDecision::new);
 
 	/**
 	 * Creates a decider.
@@ -53,6 +61,34 @@ public final class StageDecider {
 			return new Verdict(this.renderer.unavailable(state, ex), 0);
 		}
 		return verdict(acquisitions, result, state);
+	}
+
+	/**
+	 * Decides the first stage of a request, of one limit for one identity, on the calling
+	 * thread, as {@link #decide} decides it: the store writes the decision into this
+	 * thread's decision object, and the state keeps what an admitting one says, allocating
+	 * nothing. A stage that is not admitted (or only by a shadow limit) goes on as a list
+	 * of one.
+	 * @param limit the limit
+	 * @param identity the identity
+	 * @param cost the cost
+	 * @param state the request's state, with nothing recorded yet
+	 * @return the verdict
+	 */
+	Verdict decideSingle(RateLimit limit, String identity, long cost, RequestLimits state) {
+		MutableDecision decision = this.inPlace.get();
+		try {
+			this.limiter.acquire(limit, identity, cost, 0, decision);
+		}
+		catch (RateLimitUnavailableException ex) {
+			return new Verdict(this.renderer.unavailable(state, ex), 0);
+		}
+		if (!decision.allowed()) {
+			return verdict(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), state, false);
+		}
+		state.recordSingle(decision, identity, cost);
+		long delay = decision.delayMicros();
+		return (delay > 0 && !limit.shadow()) ? new Verdict(null, delay) : Verdict.PROCEED;
 	}
 
 	/**

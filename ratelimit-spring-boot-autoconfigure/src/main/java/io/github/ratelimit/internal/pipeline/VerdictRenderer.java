@@ -91,7 +91,24 @@ public final class VerdictRenderer {
 	 * @param headers receives each header
 	 */
 	public void headers(RequestLimits state, BiConsumer<String, String> headers) {
+		if (state.keptInPlace()) {
+			state.writeKeptHeaders(this.responses, (name, value) -> headers.accept(name, value.toString()));
+			return;
+		}
 		this.responses.headers(state.decisions(), headers);
+	}
+
+	/**
+	 * The rate limit headers for every decision made for a request so far, as
+	 * {@link #headers(RequestLimits, BiConsumer)}, handing values as text the renderer
+	 * reuses: a request whose one decision was kept in place allocates nothing for them.
+	 * @param state the request's state
+	 * @param headers receives each header; a value is valid until it returns
+	 */
+	public void writeHeaders(RequestLimits state, RateLimitResponses.HeaderSink headers) {
+		if (!state.writeKeptHeaders(this.responses, headers)) {
+			this.responses.headers(state.decisions(), headers::header);
+		}
 	}
 
 }

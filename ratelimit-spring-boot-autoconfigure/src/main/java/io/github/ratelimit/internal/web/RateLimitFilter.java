@@ -15,7 +15,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.pipeline.RouteLimit;
-import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.internal.pipeline.Verdict;
 
 /**
  * Enforces {@code ratelimit.routes}. Runs before Spring Security, so route limits keyed on
@@ -52,9 +52,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			// a request no route matches gets no state: nothing to record, settle or give back
 			if (!matched.isEmpty()) {
 				RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
-				List<Acquisition> now = this.limiter.routeStage(view, matched, state);
-				if (!now.isEmpty() && !ServletRateLimitRequest.apply(this.limiter.decide(now, state), state, response,
-						this.limiter)) {
+				Verdict verdict = this.limiter.decideRouteStage(view, matched, state);
+				if (verdict != null && !ServletRateLimitRequest.apply(verdict, state, response, this.limiter)) {
 					return;
 				}
 			}

@@ -125,7 +125,8 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 			write(response, verdict.problem());
 			return false;
 		}
-		limiter.headers(state, (name, value) -> setHeader(response, name, value));
+		// the response takes strings: the one each value needs is made here
+		limiter.writeHeaders(state, (name, value) -> setHeader(response, name, value.toString()));
 		if (verdict.delayMicros() > 0) {
 			try {
 				// a leaky bucket smooths the output: hold the request until its drain slot

@@ -62,6 +62,16 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return chain.filter(exchange);
 		}
 		RequestLimits state = ReactiveResponses.state(exchange);
+		if (this.limiter.decidesOnCallingThread()) {
+			// a store deciding on the calling thread (in memory) would decide on this event
+			// loop when asked without blocking too: decided in place, as the servlet filter does
+			Verdict verdict = this.limiter.decideRouteStage(request, matched, state);
+			if (verdict == null) {
+				return chain.filter(exchange);
+			}
+			return apply(exchange, verdict, state, this.limiter, chain)
+				.doOnCancel(() -> abandon(exchange, state, this.limiter));
+		}
 		List<Acquisition> now = this.limiter.routeStage(request, matched, state);
 		if (now.isEmpty()) {
 			return chain.filter(exchange);

@@ -58,7 +58,8 @@ final class ReactiveResponses {
 			return;
 		}
 		HttpHeaders headers = response.getHeaders();
-		limiter.headers(state, headers::set);
+		// the headers take strings: the one each value needs is made here
+		limiter.writeHeaders(state, (name, value) -> headers.set(name, value.toString()));
 	}
 
 	/**

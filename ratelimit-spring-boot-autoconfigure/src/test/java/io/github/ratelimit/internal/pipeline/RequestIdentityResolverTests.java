@@ -17,6 +17,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.KeyResolver;
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.internal.core.Identities;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.web.ServletRateLimitRequest;
 import io.github.ratelimit.store.Acquisition;
@@ -159,6 +160,48 @@ class RequestIdentityResolverTests {
 			request.addHeader(HEADER, tenant);
 		}
 		return request;
+	}
+
+
+	@Test
+	void aClientsIdentityIsKeptInItsSlotAndAnotherAddressOfTheSlotReplacesIt() {
+		RequestIdentityResolver resolver = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
+				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
+		String first = resolver.ipIdentity("203.0.113.7");
+
+		assertThat(first).isEqualTo("ip:203.0.113.7");
+		assertThat(resolver.ipIdentity(new String("203.0.113.7"))).isSameAs(first);
+		// every other address, whatever its slot, gets its own identity
+		for (int i = 0; i < 3 * RequestIdentityResolver.IP_IDENTITY_SLOTS; i++) {
+			String address = "198.51." + (i / 256) + "." + (i % 256);
+			assertThat(resolver.ipIdentity(address)).isEqualTo("ip:" + address);
+		}
+		assertThat(resolver.ipIdentity("203.0.113.7")).isEqualTo("ip:203.0.113.7");
+		// an address the identity hashes is never taken for the hash it was kept as
+		String odd = "2001:db8::1%eth0/unsafe!";
+		String hashed = resolver.ipIdentity(odd);
+		assertThat(hashed).startsWith("ip:~").isEqualTo(Identities.ip(odd));
+		assertThat(resolver.ipIdentity(odd)).isEqualTo(hashed);
+	}
+
+
+	@Test
+	void aPeerFoundInTheTableHasTheIdentityItsAddressResolvesTo() {
+		ClientIpResolver clientIps = new ClientIpResolver(List.of(), 64);
+		RequestIdentityResolver resolver = new RequestIdentityResolver(clientIps, "X-Tenant-Id",
+				Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
+		for (String peer : List.of("203.0.113.7", "[2001:db8:1:2::9]", "2001:db8:1:2::10", "fe80::1%eth0",
+				"::ffff:198.51.100.4", "not an address", "010.1.1.1", "203.0.113.7")) {
+			MockHttpServletRequest servlet = new MockHttpServletRequest();
+			servlet.setRemoteAddr(peer);
+			// a client cannot move its bucket with a header no proxy vouches for
+			servlet.addHeader("X-Forwarded-For", "192.0.2.1");
+			ServletRateLimitRequest request = new ServletRateLimitRequest(servlet);
+			String expected = Identities.ip(clientIps.resolve(request));
+			for (int i = 0; i < 2; i++) {
+				assertThat(resolver.resolve("l", List.of(KeySource.IP), request)).as(peer).isEqualTo(expected);
+			}
+		}
 	}
 
 }

@@ -9,6 +9,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 import io.github.ratelimit.store.RateLimitResult;
@@ -131,6 +132,66 @@ class RequestLimitsTests {
 		decide(next, this.route);
 		decide(next, this.handler);
 		assertThat(next.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L, 3L);
+	}
+
+	@Test
+	void aFirstStageKeptInPlaceReportsItsDecisionOnlyWhenAskedAndAsAValue() {
+		RequestLimits state = new RequestLimits();
+		assertThat(state.isEmpty()).isTrue();
+
+		decideInPlace(state, this.route);
+
+		assertThat(state.isEmpty()).isFalse();
+		assertThat(state.keptInPlace()).isTrue();
+		assertThat(state.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L);
+		assertThat(state.keptInPlace()).as("a value once asked for").isFalse();
+	}
+
+	@Test
+	void aSecondStageAfterOneKeptInPlaceAddsItsDecisionsAndALaterRejectionGivesBackBoth() {
+		RequestLimits state = new RequestLimits();
+		decideInPlace(state, this.route);
+		decide(state, this.handler);
+
+		assertThat(state.decisions()).extracting((decision) -> decision.limit().name())
+			.containsExactly("GET /api/**", "orders");
+		state.refundAll(this.limiter);
+
+		assertThat(state.decisions()).extracting(RateLimitDecision::remaining).containsExactly(10L, 5L);
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(9);
+		assertThat(remainingAfterANewRequest(this.handler)).isEqualTo(4);
+	}
+
+	@Test
+	void aClientGoneOnceTheRequestWentOnKeepsWhatTheStageKeptInPlaceTook() {
+		RequestLimits state = new RequestLimits();
+		decideInPlace(state, this.route);
+		assertThat(state.begin()).isTrue();
+		decide(state, this.handler);
+
+		state.abandon(this.limiter);
+
+		assertThat(state.decisions()).extracting(RateLimitDecision::remaining).containsExactly(9L, 5L);
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(8);
+	}
+
+	@Test
+	void aClientGoneBeforeTheStageKeptInPlaceBeganGetsItsUnitBack() {
+		RequestLimits state = new RequestLimits();
+		decideInPlace(state, this.route);
+
+		state.abandon(this.limiter);
+
+		assertThat(state.decisions()).extracting(RateLimitDecision::remaining).containsExactly(10L);
+		assertThat(remainingAfterANewRequest(this.route)).isEqualTo(9);
+		assertThat(state.countsByStatus()).isFalse();
+	}
+
+	/** A first stage as the route stage decides it in place. */
+	private void decideInPlace(RequestLimits state, RateLimit limit) {
+		MutableDecision decision = new MutableDecision();
+		assertThat(this.limiter.acquire(limit, "ip:203.0.113.7", 1, 0, decision)).isTrue();
+		state.recordSingle(decision, "ip:203.0.113.7", 1);
 	}
 
 	/** What a limit has left after one more request, decided alone. */

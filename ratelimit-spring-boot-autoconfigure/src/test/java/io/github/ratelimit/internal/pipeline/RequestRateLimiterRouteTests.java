@@ -3,7 +3,9 @@ package io.github.ratelimit.internal.pipeline;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -21,6 +23,7 @@ import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
+import io.github.ratelimit.store.contract.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -152,6 +155,76 @@ class RequestRateLimiterRouteTests {
 			.isEmpty();
 	}
 
+	@Test
+	void aRouteStageDecidedInPlaceAnswersAsTheStageOfAcquisitions() {
+		for (HeaderStyle style : HeaderStyle.values()) {
+			MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
+			RequestRateLimiter inPlace = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000), style);
+			RequestRateLimiter listed = limiter(List.of(HEALTH), new InMemoryRateLimitStore(clock, 1000), style);
+			for (int i = 0; i < 3; i++) {
+				RequestLimits kept = new RequestLimits();
+				Verdict verdict = inPlace.decideRouteStage(get("/health"), inPlace.matchRoutes(get("/health")), kept);
+				RequestLimits decided = new RequestLimits();
+				Verdict expected = listed.decide(listed.routeStage(get("/health"), decided), decided);
+				clock.advance(Duration.ofSeconds(7));
+
+				assertThat(verdict).isEqualTo(expected);
+				assertThat(kept.keptInPlace()).isTrue();
+				Map<String, String> headers = new LinkedHashMap<>();
+				inPlace.writeHeaders(kept, (name, value) -> headers.put(name, value.toString()));
+				Map<String, String> expectedHeaders = new LinkedHashMap<>();
+				listed.headers(decided, expectedHeaders::put);
+				assertThat(headers).as(style.name()).containsExactlyEntriesOf(expectedHeaders);
+				assertThat(kept.decisions()).isEqualTo(decided.decisions());
+			}
+		}
+	}
+
+	@Test
+	void aRouteStageDecidedInPlaceWritesItsHeadersAsStringsAndAsText() {
+		// at the start of a minute: the window resets in 60 seconds
+		RequestRateLimiter limiter = limiter(List.of(HEALTH),
+				new InMemoryRateLimitStore(new MutableClock(MutableClock.DEFAULT_START_MICROS), 1000));
+		RequestLimits state = new RequestLimits();
+		limiter.decideRouteStage(get("/health"), limiter.matchRoutes(get("/health")), state);
+		Map<String, String> text = new LinkedHashMap<>();
+		limiter.writeHeaders(state, (name, value) -> text.put(name, value.toString()));
+		Map<String, String> strings = new LinkedHashMap<>();
+		limiter.headers(state, strings::put);
+
+		assertThat(text).containsExactly(Map.entry("RateLimit-Policy", "\"GET /health\";q=100;w=60"),
+				Map.entry("RateLimit", "\"GET /health\";r=99;t=60"));
+		assertThat(strings).isEqualTo(text);
+	}
+
+	@Test
+	void aRejectedRouteStageDecidedInPlaceAnswersWithTheProblemAndKeepsNothingInPlace() {
+		RateLimit one = RateLimit.of("GET /health", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RouteLimit health = new RouteLimit(PathPatternParser.defaultInstance.parse("/health"), Set.of("GET"),
+				LimitDefinition.builder(one).key(List.of(KeySource.IP)).build());
+		RequestRateLimiter limiter = limiter(List.of(health));
+		List<RouteLimit> matched = limiter.matchRoutes(get("/health"));
+		assertThat(limiter.decideRouteStage(get("/health"), matched, new RequestLimits()).proceeds()).isTrue();
+
+		RequestLimits state = new RequestLimits();
+		Verdict rejected = limiter.decideRouteStage(get("/health"), matched, state);
+
+		assertThat(rejected.proceeds()).isFalse();
+		assertThat(rejected.problem().status()).isEqualTo(429);
+		assertThat(state.keptInPlace()).isFalse();
+		assertThat(state.decisions()).singleElement().satisfies((decision) -> assertThat(decision.allowed()).isFalse());
+	}
+
+	@Test
+	void aRouteStageOfRoutesKeyedOnThePrincipalDecidesNothingNow() {
+		RequestRateLimiter ordersOnly = limiter(List.of(ORDERS));
+		RequestLimits state = new RequestLimits();
+
+		assertThat(ordersOnly.decideRouteStage(get("/api/orders"), ordersOnly.matchRoutes(get("/api/orders")), state))
+			.isNull();
+		assertThat(state.takeDeferred()).containsExactly(ORDERS);
+	}
+
 	private static RouteLimit route(String pattern, KeySource key) {
 		return route(pattern, key, Set.of("GET"));
 	}
@@ -164,10 +237,19 @@ class RequestRateLimiterRouteTests {
 	}
 
 	private static RequestRateLimiter limiter(List<RouteLimit> routes) {
+		return limiter(routes, new InMemoryRateLimitStore());
+	}
+
+	private static RequestRateLimiter limiter(List<RouteLimit> routes, InMemoryRateLimitStore store) {
+		return limiter(routes, store, HeaderStyle.IETF);
+	}
+
+	private static RequestRateLimiter limiter(List<RouteLimit> routes, InMemoryRateLimitStore store,
+			HeaderStyle style) {
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
 		return RequestRateLimiter
-			.builder(new RateLimiter(new InMemoryRateLimitStore()), new RateLimitResponses(HeaderStyle.IETF))
+			.builder(new RateLimiter(store), new RateLimitResponses(style))
 			.identities(identities)
 			.routes(routes)
 			.build();

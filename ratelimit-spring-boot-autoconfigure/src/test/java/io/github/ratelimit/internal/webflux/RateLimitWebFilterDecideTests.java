@@ -1,10 +1,13 @@
 package io.github.ratelimit.internal.webflux;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -13,17 +16,23 @@ import org.springframework.http.HttpStatus;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.pattern.PathPatternParser;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.FailMode;
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.internal.pipeline.AsyncOnlyStore;
+import io.github.ratelimit.internal.pipeline.ClientIpResolver;
 import io.github.ratelimit.internal.pipeline.CountedStatuses;
 import io.github.ratelimit.internal.pipeline.HeaderStyle;
 import io.github.ratelimit.internal.pipeline.RateLimitResponses;
+import io.github.ratelimit.internal.pipeline.RequestIdentityResolver;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
+import io.github.ratelimit.internal.pipeline.RouteLimit;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.contract.MutableClock;
@@ -216,6 +225,41 @@ class RateLimitWebFilterDecideTests {
 			.block(Duration.ofSeconds(5));
 		assertThat(afterTheLease.getResponse().getStatusCode()).isNotEqualTo(HttpStatus.TOO_MANY_REQUESTS);
 		assertThat(this.chained).hasValue(2);
+	}
+
+	@Test
+	void aRouteStageInMemoryIsDecidedInPlaceAndAnsweredAsTheAsynchronousStageIs() {
+		RateLimit one = RateLimit.of("GET /search/**", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RouteLimit route = new RouteLimit(PathPatternParser.defaultInstance.parse("/search/**"), Set.of("GET"),
+				LimitDefinition.builder(one).key(List.of(KeySource.IP)).build());
+		InMemoryRateLimitStore memory = new InMemoryRateLimitStore(
+				new MutableClock(MutableClock.DEFAULT_START_MICROS), 100);
+		RequestRateLimiter inMemory = RequestRateLimiter
+			.builder(new RateLimiter(memory), new RateLimitResponses(HeaderStyle.IETF))
+			.identities(new RequestIdentityResolver(new ClientIpResolver(List.of(), 64), "X-Tenant-Id",
+					Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of()))
+			.routes(List.of(route))
+			.build();
+		assertThat(inMemory.decidesOnCallingThread()).isTrue();
+		RateLimitWebFilter filter = new RateLimitWebFilter(inMemory, RateLimitWebFilter.DEFAULT_ORDER);
+
+		MockServerWebExchange admitted = routeExchange();
+		filter.filter(admitted, this.chain).block(Duration.ofSeconds(5));
+		assertThat(this.chained).hasValue(1);
+		assertThat(this.seenByChain.get()).isEqualTo("\"GET /search/**\";r=0;t=60");
+		assertThat(admitted.getResponse().getHeaders().getFirst("RateLimit-Policy"))
+			.isEqualTo("\"GET /search/**\";q=1;w=60");
+
+		MockServerWebExchange rejected = routeExchange();
+		filter.filter(rejected, this.chain).block(Duration.ofSeconds(5));
+		assertThat(this.chained).as("the rejected request goes no further").hasValue(1);
+		assertThat(rejected.getResponse().getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(rejected.getResponse().getHeaders().getFirst("Retry-After")).isEqualTo("60");
+	}
+
+	private static MockServerWebExchange routeExchange() {
+		return MockServerWebExchange
+			.from(MockServerHttpRequest.get("/search/items").remoteAddress(new InetSocketAddress("203.0.113.7", 4000)));
 	}
 
 	private Mono<Void> decide(MockServerWebExchange exchange) {
