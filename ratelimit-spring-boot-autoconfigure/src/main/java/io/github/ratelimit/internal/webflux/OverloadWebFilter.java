@@ -1,7 +1,10 @@
 package io.github.ratelimit.internal.webflux;
 
+import java.util.concurrent.CompletableFuture;
+
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -24,6 +27,13 @@ import io.github.ratelimit.internal.pipeline.OverloadGate;
  * been written, streams included: completing releases it by the final status, an error
  * as overload unless it carries a 4xx status, a cancellation (the client went away)
  * without teaching the limit anything. Nothing here blocks.
+ * <p>
+ * A critical request that finds the limit full waits for a place, at most
+ * {@code ratelimit.overload.critical-wait}, without holding a thread: it goes on when a
+ * finishing request hands its place over, on the parallel scheduler so that the releasing
+ * request's thread is not kept, or is answered {@code 503} when the wait ends. A request
+ * cancelled while it waits leaves the queue, and a place handed to it at that moment is
+ * given back.
  */
 public class OverloadWebFilter implements WebFilter, Ordered {
 
@@ -52,21 +62,34 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 		}
 		// decided when the exchange subscribes, so that a re-subscription takes a permit of its own
 		return Mono.defer(() -> {
-			Permit permit = this.gate.tryAcquire(priority);
-			if (permit.shed()) {
-				return ReactiveResponses.reject(exchange, this.gate.shed(priority));
+			CompletableFuture<Permit> pending = this.gate.acquireAsync(priority);
+			if (pending.isDone()) {
+				return admitted(pending.join(), priority, exchange, chain);
 			}
-			return chain.filter(exchange)
-				.doOnError((failure) -> permit.release(outcome(failure)))
-				.doFinally((signal) -> {
-					if (signal == SignalType.CANCEL) {
-						permit.release(Outcome.IGNORED);
-					}
-					else if (signal == SignalType.ON_COMPLETE) {
-						permit.release(OverloadGate.outcome(status(exchange)));
-					}
-				});
+			// cancelling the exchange cancels the wait; a permit that arrives as it is
+			// cancelled is discarded, and given back
+			return Mono.fromFuture(pending, false)
+				.flatMap((permit) -> admitted(permit, priority, exchange,
+						(waited) -> Mono.defer(() -> chain.filter(waited)).subscribeOn(Schedulers.parallel())))
+				.doOnDiscard(Permit.class, (permit) -> permit.release(Outcome.IGNORED));
 		});
+	}
+
+	private Mono<Void> admitted(Permit permit, RequestPriority priority, ServerWebExchange exchange,
+			WebFilterChain chain) {
+		if (permit.shed()) {
+			return ReactiveResponses.reject(exchange, this.gate.shed(priority));
+		}
+		return chain.filter(exchange)
+			.doOnError((failure) -> permit.release(outcome(failure)))
+			.doFinally((signal) -> {
+				if (signal == SignalType.CANCEL) {
+					permit.release(Outcome.IGNORED);
+				}
+				else if (signal == SignalType.ON_COMPLETE) {
+					permit.release(OverloadGate.outcome(status(exchange)));
+				}
+			});
 	}
 
 	/**
