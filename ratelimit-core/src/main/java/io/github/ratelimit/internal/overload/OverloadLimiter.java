@@ -36,7 +36,9 @@ import io.github.ratelimit.RequestPriority;
  * as many as the limit allows, oldest first. A released place then passes straight to the
  * oldest waiter, and while any waits no normal or sheddable request is admitted: the
  * place a sheddable request would take is the one a critical request misses a moment
- * later. Without waiters this costs admission one more volatile read.
+ * later. Without waiters this costs an admission one more volatile read, and a release
+ * two: one to find a waiter to hand the place to, one after giving it back for a waiter that
+ * joined meanwhile.
  */
 public final class OverloadLimiter implements AutoCloseable {
 
