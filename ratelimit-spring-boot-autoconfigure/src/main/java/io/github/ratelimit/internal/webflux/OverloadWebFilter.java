@@ -4,7 +4,6 @@ import java.util.concurrent.CompletableFuture;
 
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
@@ -29,11 +28,10 @@ import io.github.ratelimit.internal.pipeline.OverloadGate;
  * without teaching the limit anything. Nothing here blocks.
  * <p>
  * A critical request that finds the limit full waits for a place, at most
- * {@code ratelimit.overload.critical-wait}, without holding a thread: it goes on when a
- * finishing request hands its place over, on the parallel scheduler so that the releasing
- * request's thread is not kept, or is answered {@code 503} when the wait ends. A request
- * cancelled while it waits leaves the queue, and a place handed to it at that moment is
- * given back.
+ * {@code ratelimit.overload.critical-wait}, without holding a thread: when a finishing
+ * request hands its place over, or the wait ends with a {@code 503}, it goes on on its own
+ * connection's event loop. A request cancelled while it waits leaves the queue, and a
+ * place handed to it at that moment is given back.
  */
 public class OverloadWebFilter implements WebFilter, Ordered {
 
@@ -66,11 +64,11 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 			if (pending.isDone()) {
 				return admitted(pending.join(), priority, exchange, chain);
 			}
-			// cancelling the exchange cancels the wait; a permit that arrives as it is
-			// cancelled is discarded, and given back
-			return Mono.fromFuture(pending, false)
-				.flatMap((permit) -> admitted(permit, priority, exchange,
-						(waited) -> Mono.defer(() -> chain.filter(waited)).subscribeOn(Schedulers.parallel())))
+			// the wait ends on another thread (the one that freed a place, or the timer): go
+			// on, or answer 503, on the exchange's event loop
+			return Mono.fromCompletionStage(ServerEventLoops.completeOn(exchange, pending))
+				.flatMap((permit) -> admitted(permit, priority, exchange, chain))
+				.doOnCancel(() -> abandon(pending))
 				.doOnDiscard(Permit.class, (permit) -> permit.release(Outcome.IGNORED));
 		});
 	}
@@ -90,6 +88,18 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 					permit.release(OverloadGate.outcome(status(exchange)));
 				}
 			});
+	}
+
+	/**
+	 * The exchange was cancelled: leave the queue, or give back a place handed over that
+	 * did not reach the chain (a permit that did is released by the chain's own end too,
+	 * and a permit is released once).
+	 */
+	private static void abandon(CompletableFuture<Permit> pending) {
+		if (!pending.cancel(false)) {
+			Permit permit = pending.getNow(Permit.SHED);
+			permit.release(Outcome.IGNORED);
+		}
 	}
 
 	/**
