@@ -2,6 +2,7 @@ package io.github.ratelimit.internal.overload;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +25,8 @@ import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
  * releasing thread hands over, or its giving up (a timeout, an interrupt, a cancelled
  * exchange). A place offered to a waiter that gave up goes to the next one, or back to the
  * pool; it is never lost nor given twice. The queue itself changes under a lock, which only
- * requests that wait or release while others wait ever take.
+ * requests that wait or release while others wait ever take, held for the queue's own
+ * operations only: waiters are woken, and futures completed, after it is let go.
  */
 final class CriticalWaiters {
 
@@ -34,6 +36,8 @@ final class CriticalWaiters {
 
 	/** The timer started on the first asynchronous wait, when none was given. */
 	private @Nullable ScheduledThreadPoolExecutor ownTimer;
+
+	private volatile boolean closed;
 
 	private final LongAdder admittedCount = new LongAdder();
 
@@ -95,15 +99,23 @@ final class CriticalWaiters {
 		}
 		CompletableFuture<Permit> future = new CompletableFuture<>();
 		Waiter waiter = new Waiter(null, future);
-		if (!join(waiter)) {
+		if (this.closed || !join(waiter)) {
 			return CompletableFuture.completedFuture(this.limiter.shedCritical());
 		}
 		if (waiter.waits()) {
-			waiter.timer(timer().schedule(() -> {
+			try {
+				waiter.timer(timer().schedule(() -> {
+					if (giveUp(waiter)) {
+						waiter.shed();
+					}
+				}, maxWaitNanos));
+			}
+			catch (RejectedExecutionException ex) {
+				// closed as the call joined: nothing would end its wait
 				if (giveUp(waiter)) {
-					future.complete(Permit.SHED);
+					waiter.shed();
 				}
-			}, maxWaitNanos));
+			}
 			future.whenComplete((admitted, failure) -> {
 				// cancelled by the caller: leave the queue; admitted meanwhile, wake gives the place back
 				if (future.isCancelled() && waiter.giveUp()) {
@@ -163,9 +175,26 @@ final class CriticalWaiters {
 		};
 	}
 
-	synchronized void close() {
-		if (this.ownTimer != null) {
-			this.ownTimer.shutdownNow();
+	/** Turns the waiters away, so that none waits for a timer that is gone, and stops the timer. */
+	void close() {
+		this.closed = true;
+		ArrayDeque<Waiter> left;
+		this.lock.lock();
+		try {
+			left = new ArrayDeque<>(this.queue);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		for (Waiter waiter : left) {
+			if (giveUp(waiter)) {
+				waiter.shed();
+			}
+		}
+		synchronized (this) {
+			if (this.ownTimer != null) {
+				this.ownTimer.shutdownNow();
+			}
 		}
 	}
 
@@ -309,6 +338,16 @@ final class CriticalWaiters {
 
 		boolean giveUp() {
 			return this.result.compareAndSet(null, Permit.SHED);
+		}
+
+		/** Tells the waiter it gave up. */
+		private void shed() {
+			if (this.thread != null) {
+				LockSupport.unpark(this.thread);
+			}
+			if (this.future != null) {
+				this.future.complete(Permit.SHED);
+			}
 		}
 
 		/** Tells the waiter it was admitted; a future cancelled meanwhile gives the place back. */

@@ -284,7 +284,7 @@ class OverloadLimiterWaitTests {
 
 	@Test
 	void racingWaitersReleasesTimeoutsAndCancellationsNeverPassTheLimitNorLoseAPlace() throws Exception {
-		int limit = 4;
+		int limit = 2;
 		try (OverloadLimiter limiter = OverloadLimiter.builder(new RecordingLimit(limit) {
 
 			@Override
@@ -323,7 +323,6 @@ class OverloadLimiterWaitTests {
 			}
 			assertThat(highest.get()).isLessThanOrEqualTo(limit);
 			assertThat(admitted.get()).isPositive();
-			assertThat(limiter.waited(true)).isPositive();
 			assertThat(limiter.waiting()).isZero();
 			assertThat(limiter.inFlight()).isZero();
 			// every place is still there: the whole limit can be taken again
@@ -356,6 +355,19 @@ class OverloadLimiterWaitTests {
 			default:
 				return limiter.tryAcquire(RequestPriority.NORMAL);
 		}
+	}
+
+	@Test
+	void closingTurnsTheWaitersAwayAndLaterOnesAtOnce() {
+		OverloadLimiter limiter = waiting(new RecordingLimit(1));
+		Permit held = limiter.tryAcquire(RequestPriority.CRITICAL);
+		CompletableFuture<Permit> waiter = limiter.acquireAsync(RequestPriority.CRITICAL);
+		limiter.close();
+		assertThat(waiter.join()).isSameAs(Permit.SHED);
+		assertThat(limiter.acquireAsync(RequestPriority.CRITICAL).join()).isSameAs(Permit.SHED);
+		assertThat(limiter.waiting()).isZero();
+		held.release(Outcome.SUCCEEDED);
+		assertThat(limiter.inFlight()).isZero();
 	}
 
 	private OverloadLimiter waiting(AdaptiveLimit algorithm) {
