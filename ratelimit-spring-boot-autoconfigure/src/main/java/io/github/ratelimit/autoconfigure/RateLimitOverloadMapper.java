@@ -38,6 +38,11 @@ final class RateLimitOverloadMapper {
 					"Use a duration such as 2s, or 0 to judge calls by their failures alone");
 		}
 		requirePositive("retry-after", properties.getRetryAfter(), "Use a duration such as 1s");
+		Duration criticalWait = properties.getCriticalWait();
+		if (criticalWait == null || criticalWait.isNegative()) {
+			throw new RateLimitConfigurationException(PREFIX + "critical-wait", "must not be negative: " + criticalWait,
+					"Use a duration such as 100ms, or 0 to turn critical requests away at once like the others");
+		}
 		RateLimitOverloadProperties.Reserved reserved = properties.getReserved();
 		double critical = reserved.getCritical();
 		double normal = reserved.getNormal();
@@ -58,6 +63,7 @@ final class RateLimitOverloadMapper {
 		return OverloadLimiter.builder(properties.getAlgorithm().create(bounds, slowCall))
 			.reserves(critical, normal)
 			.shadow(properties.isShadow())
+			.criticalWait(criticalWait)
 			.build();
 	}
 

@@ -87,6 +87,11 @@ public class RateLimitOverloadProperties {
 	 */
 	private Duration retryAfter = Duration.ofSeconds(1);
 
+	/**
+	 * Longest a critical request that finds the limit full waits for a place before it is turned away; 0 for not at all.
+	 */
+	private Duration criticalWait = Duration.ofMillis(100);
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -193,6 +198,14 @@ public class RateLimitOverloadProperties {
 
 	public void setRetryAfter(Duration retryAfter) {
 		this.retryAfter = retryAfter;
+	}
+
+	public Duration getCriticalWait() {
+		return this.criticalWait;
+	}
+
+	public void setCriticalWait(Duration criticalWait) {
+		this.criticalWait = criticalWait;
 	}
 
 	/**

@@ -61,6 +61,7 @@ class OverloadAutoConfigurationTests {
 		assertThat(properties.getDefaultPriority()).isEqualTo(RequestPriority.NORMAL);
 		assertThat(properties.getPriorities()).isEmpty();
 		assertThat(properties.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(properties.getCriticalWait()).isEqualTo(Duration.ofMillis(100));
 	}
 
 	@Test
@@ -165,6 +166,21 @@ class OverloadAutoConfigurationTests {
 	void failsWhenRetryAfterIsZero() {
 		assertConfigurationFailure("ratelimit.overload.retry-after=0s", "ratelimit.overload.retry-after",
 				"must be positive");
+	}
+
+	@Test
+	void failsWhenTheCriticalWaitIsNegative() {
+		assertConfigurationFailure("ratelimit.overload.critical-wait=-1ms", "ratelimit.overload.critical-wait",
+				"must not be negative");
+	}
+
+	@Test
+	void givesTheCriticalWaitToTheLimiter() {
+		this.servletRunner.withPropertyValues("ratelimit.overload.enabled=true", "ratelimit.overload.critical-wait=250ms")
+			.run((context) -> assertThat(context.getBean(OverloadLimiter.class).criticalWaitNanos())
+				.isEqualTo(Duration.ofMillis(250).toNanos()));
+		this.servletRunner.withPropertyValues("ratelimit.overload.enabled=true", "ratelimit.overload.critical-wait=0")
+			.run((context) -> assertThat(context.getBean(OverloadLimiter.class).criticalWaitNanos()).isZero());
 	}
 
 	@Test

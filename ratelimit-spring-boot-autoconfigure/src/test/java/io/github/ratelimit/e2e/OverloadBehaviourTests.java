@@ -23,9 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Overload protection on a real server, with the limit pinned at 10 (AIMD with equal
  * bounds), so that the shares are certain: sheddable requests fit 7 in flight, normal ones
- * 8, critical ones all 10. Handlers stay in flight until the test lets them go.
+ * 8, critical ones all 10. Handlers stay in flight until the test lets them go. A critical
+ * request that finds the limit full waits for a place up to {@value #CRITICAL_WAIT}.
  */
 abstract class OverloadBehaviourTests {
+
+	/** Long enough for a test to free a place while a request waits, on a busy machine too. */
+	static final String CRITICAL_WAIT = "2s";
 
 	@LocalServerPort
 	int port;
@@ -126,6 +130,46 @@ abstract class OverloadBehaviourTests {
 			.isPositive();
 		assertThat(JsonMapper.shared().convertValue(overload.get("shed"), Map.class)).containsOnlyKeys("critical",
 				"normal", "sheddable");
+	}
+
+	@Test
+	void aCriticalRequestAtAFullLimitWaitsAndGetsInWhenAPlaceFrees() throws Exception {
+		double admittedBefore = waitedCount("admitted");
+		List<CompletableFuture<HttpResponse<String>>> held = this.http.hold(8);
+		held.addAll(this.http.hold(2, "X-Priority", "critical"));
+		CompletableFuture<HttpResponse<String>> waiting = this.http.send("/quick", "X-Priority", "critical");
+		awaitWaiting(1);
+		// while a critical request waits, no lower priority request gets a place
+		assertThat(this.http.get("/quick").statusCode()).isEqualTo(503);
+		HeldCalls.open();
+		HttpResponse<String> admitted = waiting.get(30, TimeUnit.SECONDS);
+		assertThat(admitted.statusCode()).isEqualTo(200);
+		assertThat(waitedCount("admitted")).isEqualTo(admittedBefore + 1);
+		for (CompletableFuture<HttpResponse<String>> request : held) {
+			assertThat(request.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		}
+	}
+
+	@Test
+	void aCriticalRequestWaitingLongerThanTheCriticalWaitIsShedOnce() {
+		double shedBefore = shedCount("critical", "shed");
+		double waitedShedBefore = waitedCount("shed");
+		this.http.hold(10, "X-Priority", "critical");
+		HttpResponse<String> shed = this.http.get("/quick", "X-Priority", "critical");
+		assertThat(shed.statusCode()).isEqualTo(503);
+		assertThat(shed.body()).contains("critical");
+		assertThat(shedCount("critical", "shed")).isEqualTo(shedBefore + 1);
+		assertThat(waitedCount("shed")).isEqualTo(waitedShedBefore + 1);
+		assertThat(this.limiter.waiting()).isZero();
+		assertThat(this.limiter.inFlight()).isEqualTo(10);
+	}
+
+	void awaitWaiting(int count) {
+		OverloadClient.awaitInFlight(this.limiter::waiting, count);
+	}
+
+	double waitedCount(String result) {
+		return this.meterRegistry.get("ratelimit.overload.waited").tag("result", result).functionCounter().count();
 	}
 
 	double shedCount(String priority, String result) {

@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = OverloadReactiveApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive", "ratelimit.overload.initial-limit=10",
-				"ratelimit.overload.min-limit=10", "ratelimit.overload.max-limit=10" })
+				"ratelimit.overload.min-limit=10", "ratelimit.overload.max-limit=10",
+				"ratelimit.overload.critical-wait=" + OverloadBehaviourTests.CRITICAL_WAIT })
 @ActiveProfiles("overload")
 class OverloadReactiveBehaviourTests extends OverloadBehaviourTests {
 
@@ -45,6 +46,24 @@ class OverloadReactiveBehaviourTests extends OverloadBehaviourTests {
 			OverloadClient.awaitInFlight(this.limiter::inFlight, 1);
 		}
 		// the client went away: the exchange is cancelled and its place released
+		OverloadClient.awaitInFlight(this.limiter::inFlight, 0);
+	}
+
+	@Test
+	void anExchangeCancelledWhileItWaitsLeavesTheQueue() throws Exception {
+		long shedBefore = this.limiter.shed(io.github.ratelimit.RequestPriority.CRITICAL);
+		this.http.hold(10, "X-Priority", "critical");
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
+			OutputStream out = socket.getOutputStream();
+			out.write(("GET /quick HTTP/1.1\r\nHost: localhost\r\nX-Priority: critical\r\n\r\n")
+				.getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			awaitWaiting(1);
+		}
+		// the client went away while it waited: no place is taken for it, none is counted shed
+		awaitWaiting(0);
+		assertThat(this.limiter.shed(io.github.ratelimit.RequestPriority.CRITICAL)).isEqualTo(shedBefore);
+		HeldCalls.open();
 		OverloadClient.awaitInFlight(this.limiter::inFlight, 0);
 	}
 

@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = OverloadServletApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.overload.initial-limit=10", "ratelimit.overload.min-limit=10",
-		"ratelimit.overload.max-limit=10" })
+		"ratelimit.overload.max-limit=10",
+				"ratelimit.overload.critical-wait=" + OverloadBehaviourTests.CRITICAL_WAIT })
 @ActiveProfiles("overload")
 class OverloadServletBehaviourTests extends OverloadBehaviourTests {
 

@@ -2,7 +2,7 @@ package io.github.ratelimit.internal.overload;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -30,8 +30,17 @@ import io.github.ratelimit.RequestPriority;
  * updating the limit at that moment (a busy limiter has samples to spare, and no request
  * waits for another's bookkeeping); a drop always waits for the lock, since it is the
  * signal the limit must not miss.
+ * <p>
+ * With a critical wait, a critical request that finds the limit full may wait for a place
+ * ({@link #acquire} parks the thread, {@link #acquireAsync} completes a future), at most
+ * as many as the limit allows, oldest first. A released place then passes straight to the
+ * oldest waiter, and while any waits no normal or sheddable request is admitted: the
+ * place a sheddable request would take is the one a critical request misses a moment
+ * later. Without waiters this costs an admission one more volatile read, and a release
+ * two: one to find a waiter to hand the place to, one after giving it back for a waiter that
+ * joined meanwhile.
  */
-public final class OverloadLimiter {
+public final class OverloadLimiter implements AutoCloseable {
 
 	private static final int PRIORITIES = RequestPriority.values().length;
 
@@ -53,15 +62,21 @@ public final class OverloadLimiter {
 
 	private final LongAdder skippedSamples = new LongAdder();
 
+	private final long criticalWaitNanos;
+
+	private final CriticalWaiters waiters;
+
 	/** The ceiling of each priority, by ordinal; replaced whole when the limit changes. */
 	private volatile int[] ceilings;
 
-	private OverloadLimiter(Builder builder) {
+	OverloadLimiter(OverloadLimiterBuilder builder) {
 		this.algorithm = builder.algorithm;
 		this.criticalReserve = builder.criticalReserve;
 		this.normalReserve = builder.normalReserve;
 		this.shadow = builder.shadow;
 		this.ticker = builder.ticker;
+		this.criticalWaitNanos = builder.criticalWait.toNanos();
+		this.waiters = new CriticalWaiters(this, builder.timer);
 		this.ceilings = ceilings(Math.max(1, this.algorithm.limit()));
 		for (int i = 0; i < PRIORITIES; i++) {
 			this.shed[i] = new LongAdder();
@@ -73,8 +88,8 @@ public final class OverloadLimiter {
 	 * @param algorithm the algorithm that learns the limit
 	 * @return a builder
 	 */
-	public static Builder builder(AdaptiveLimit algorithm) {
-		return new Builder(algorithm);
+	public static OverloadLimiterBuilder builder(AdaptiveLimit algorithm) {
+		return new OverloadLimiterBuilder(algorithm);
 	}
 
 	/**
@@ -85,20 +100,129 @@ public final class OverloadLimiter {
 	 * {@link Permit#SHED} when the call must be turned away
 	 */
 	public Permit tryAcquire(RequestPriority priority) {
+		Permit permit = admit(priority);
+		return (permit != null) ? permit : overLimit(priority);
+	}
+
+	/** A permit if the priority's ceiling has room, and no critical request waits unless this is one. */
+	private @Nullable Permit admit(RequestPriority priority) {
+		if (priority != RequestPriority.CRITICAL && this.waiters.waiting() > 0) {
+			return null;
+		}
 		int ceiling = this.ceilings[priority.ordinal()];
 		while (true) {
 			int current = this.inFlight.get();
 			if (current >= ceiling) {
-				this.shed[priority.ordinal()].increment();
-				if (!this.shadow) {
-					return Permit.SHED;
-				}
-				return new Permit(this, this.inFlight.incrementAndGet(), ceiling, true);
+				return null;
 			}
 			if (this.inFlight.compareAndSet(current, current + 1)) {
 				return new Permit(this, current + 1, ceiling, false);
 			}
 		}
+	}
+
+	private Permit overLimit(RequestPriority priority) {
+		this.shed[priority.ordinal()].increment();
+		if (!this.shadow) {
+			return Permit.SHED;
+		}
+		return new Permit(this, this.inFlight.incrementAndGet(), this.ceilings[priority.ordinal()], true);
+	}
+
+	/**
+	 * Admits a call, waiting on this thread up to a time for a place if it is critical and
+	 * the limit is full; any other call is admitted or turned away at once, as by
+	 * {@link #tryAcquire}. In shadow mode nothing waits. An interrupt ends the wait: the
+	 * call is turned away and the thread stays interrupted.
+	 * @param priority the call's priority
+	 * @param maxWaitNanos how long a critical call may wait, 0 for not at all
+	 * @return the permit of an admitted call, or {@link Permit#SHED}
+	 */
+	public Permit acquire(RequestPriority priority, long maxWaitNanos) {
+		if (priority != RequestPriority.CRITICAL || maxWaitNanos <= 0 || this.shadow) {
+			return tryAcquire(priority);
+		}
+		return this.waiters.await(maxWaitNanos, this.ticker);
+	}
+
+	/**
+	 * Admits a call without blocking: a critical call that finds the limit full waits up
+	 * to the critical wait for a place, and the future completes on the thread that frees
+	 * the place, or with {@link Permit#SHED} on the limiter's timer when none came in time.
+	 * Cancelling the future while it waits removes the call from the queue; a place handed
+	 * over as it is cancelled is given back.
+	 * @param priority the call's priority
+	 * @return the permit of an admitted call, or {@link Permit#SHED}, now or later
+	 */
+	public CompletableFuture<Permit> acquireAsync(RequestPriority priority) {
+		if (priority != RequestPriority.CRITICAL || this.criticalWaitNanos <= 0 || this.shadow) {
+			return CompletableFuture.completedFuture(tryAcquire(priority));
+		}
+		return this.waiters.awaitAsync(this.criticalWaitNanos);
+	}
+
+	/** A place for a critical call unless others already wait for one: they go first. */
+	@Nullable Permit admitFirst() {
+		return (this.waiters.waiting() == 0) ? admit(RequestPriority.CRITICAL) : null;
+	}
+
+	/** Turns away a critical call: the queue was full or its wait ended. */
+	Permit shedCritical() {
+		return overLimit(RequestPriority.CRITICAL);
+	}
+
+	/** Takes a free place for a waiter, or answers {@code null} when the limit is full. */
+	@Nullable Permit claim() {
+		int limit = limit();
+		while (true) {
+			int current = this.inFlight.get();
+			if (current >= limit) {
+				return null;
+			}
+			if (this.inFlight.compareAndSet(current, current + 1)) {
+				return new Permit(this, current + 1, limit, false);
+			}
+		}
+	}
+
+	/** Returns a place claimed for waiters that had all given up. */
+	void giveBack() {
+		this.inFlight.decrementAndGet();
+	}
+
+	/**
+	 * How long a critical call may wait for a place in {@link #acquireAsync}, and in
+	 * {@link #acquire} as the front ends call it.
+	 * @return the wait in nanoseconds, 0 for none
+	 */
+	public long criticalWaitNanos() {
+		return this.criticalWaitNanos;
+	}
+
+	/**
+	 * How many critical calls waited for a place and were admitted ({@code true}) or gave
+	 * up and were turned away ({@code false}) since the limiter started.
+	 * @param admitted which end of the wait to count
+	 * @return the count
+	 */
+	public long waited(boolean admitted) {
+		return this.waiters.waited(admitted);
+	}
+
+	/**
+	 * The critical calls waiting for a place now.
+	 * @return the count
+	 */
+	public int waiting() {
+		return this.waiters.waiting();
+	}
+
+	/**
+	 * Stops the timer the limiter started for asynchronous waits, if any.
+	 */
+	@Override
+	public void close() {
+		this.waiters.close();
 	}
 
 	/**
@@ -166,7 +290,26 @@ public final class OverloadLimiter {
 	}
 
 	private void release(Permit permit, Outcome outcome) {
-		this.inFlight.decrementAndGet();
+		if (this.waiters.waiting() == 0 || !handOff()) {
+			this.inFlight.decrementAndGet();
+		}
+		sample(permit, outcome);
+		// a waiter that joined as the place went back, or a limit the sample raised
+		if (this.waiters.waiting() > 0) {
+			this.waiters.drain();
+		}
+	}
+
+	/** Passes a released place to the oldest waiter, unless the limit shrank below it. */
+	private boolean handOff() {
+		int limit = limit();
+		if (this.inFlight.get() > limit) {
+			return false;
+		}
+		return this.waiters.handOff(() -> new Permit(this, this.inFlight.get(), limit, false));
+	}
+
+	private void sample(Permit permit, Outcome outcome) {
 		if (outcome == Outcome.IGNORED) {
 			return;
 		}
@@ -288,72 +431,6 @@ public final class OverloadLimiter {
 			if (owner != null) {
 				owner.release(this, outcome);
 			}
-		}
-
-	}
-
-	/** Settings of a limiter. */
-	public static final class Builder {
-
-		private final AdaptiveLimit algorithm;
-
-		private double criticalReserve = 0.2;
-
-		private double normalReserve = 0.1;
-
-		private boolean shadow;
-
-		private LongSupplier ticker = System::nanoTime;
-
-		private Builder(AdaptiveLimit algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		/**
-		 * The shares of the limit kept for higher priorities.
-		 * @param critical the share only critical calls may fill
-		 * @param normal the further share only normal and critical calls may fill
-		 * @return this builder
-		 */
-		public Builder reserves(double critical, double normal) {
-			if (!(critical >= 0 && critical < 1)) {
-				throw new IllegalArgumentException("critical-reserve must be at least 0 and below 1: " + critical);
-			}
-			if (!(normal >= 0 && critical + normal < 1)) {
-				throw new IllegalArgumentException("normal-reserve must be at least 0 and leave a share for "
-						+ "sheddable calls with critical-reserve (" + critical + "): " + normal);
-			}
-			this.criticalReserve = critical;
-			this.normalReserve = normal;
-			return this;
-		}
-
-		/**
-		 * Whether calls over the limit are admitted and only counted.
-		 * @param shadow whether to run in shadow mode
-		 * @return this builder
-		 */
-		public Builder shadow(boolean shadow) {
-			this.shadow = shadow;
-			return this;
-		}
-
-		/**
-		 * The ticker that times calls.
-		 * @param ticker nanoseconds from an arbitrary origin
-		 * @return this builder
-		 */
-		public Builder ticker(LongSupplier ticker) {
-			this.ticker = Objects.requireNonNull(ticker, "ticker");
-			return this;
-		}
-
-		/**
-		 * Builds the limiter.
-		 * @return the limiter
-		 */
-		public OverloadLimiter build() {
-			return new OverloadLimiter(this);
 		}
 
 	}

@@ -184,7 +184,7 @@ class OverloadLimiterTests {
 
 	@Test
 	void reservesMustLeaveAShareForSheddableCalls() {
-		OverloadLimiter.Builder builder = OverloadLimiter.builder(new RecordingLimit(10));
+		OverloadLimiterBuilder builder = OverloadLimiter.builder(new RecordingLimit(10));
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.reserves(-0.1, 0.1))
 			.withMessageContaining("critical-reserve");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.reserves(1.0, 0.0))
@@ -206,7 +206,7 @@ class OverloadLimiterTests {
 		assertThat(limiter.ceiling(RequestPriority.SHEDDABLE)).isEqualTo(20);
 	}
 
-	private OverloadLimiter.Builder limiter(AdaptiveLimit algorithm) {
+	private OverloadLimiterBuilder limiter(AdaptiveLimit algorithm) {
 		return OverloadLimiter.builder(algorithm).ticker(this.now::get);
 	}
 

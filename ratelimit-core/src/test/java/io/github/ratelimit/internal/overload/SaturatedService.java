@@ -8,7 +8,6 @@ import java.util.SplittableRandom;
 
 import io.github.ratelimit.RequestPriority;
 import io.github.ratelimit.internal.overload.OverloadLimiter.Outcome;
-import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
 
 /**
  * A discrete-event simulation, in virtual time, of a service behind an
@@ -17,7 +16,8 @@ import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
  * {@code base × inFlight / knee}: the throughput stays at {@code knee / base} and only the
  * latency grows. Arrivals are Poisson, a share of them critical and the rest sheddable;
  * each call's latency varies by up to 10% more. Everything is drawn from one seed, so a run
- * is the same every time.
+ * is the same every time. With a critical wait, critical calls wait for a place in virtual
+ * time too: the limiter's timer is the simulation's.
  */
 final class SaturatedService {
 
@@ -35,9 +35,13 @@ final class SaturatedService {
 
 	private final SplittableRandom random = new SplittableRandom(33);
 
-	private final PriorityQueue<Call> calls = new PriorityQueue<>();
+	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
-	private final OverloadLimiter limiter;
+	private long sequence;
+
+	private final AdaptiveLimit algorithm;
+
+	private OverloadLimiter limiter;
 
 	private final Duration initialBase;
 
@@ -48,7 +52,26 @@ final class SaturatedService {
 		this.initialBase = base;
 		this.baseNanos = base.toNanos();
 		this.criticalShare = criticalShare;
+		this.algorithm = algorithm;
 		this.limiter = OverloadLimiter.builder(algorithm).ticker(() -> this.now).build();
+	}
+
+	/**
+	 * Lets critical calls wait for a place; to be set before the first run.
+	 */
+	SaturatedService criticalWait(Duration wait) {
+		this.limiter = OverloadLimiter.builder(this.algorithm)
+			.ticker(() -> this.now)
+			.criticalWait(wait)
+			.timer((task, delayNanos) -> schedule(this.now + delayNanos, task))
+			.build();
+		return this;
+	}
+
+	private Runnable schedule(long at, Runnable action) {
+		Event event = new Event(at, this.sequence++, action);
+		this.events.add(event);
+		return () -> event.cancelled = true;
 	}
 
 	OverloadLimiter limiter() {
@@ -92,8 +115,8 @@ final class SaturatedService {
 		long nextTrace = start;
 		Phase phase = new Phase(start);
 		while (true) {
-			Call first = this.calls.peek();
-			long next = (first != null && first.end <= nextArrival) ? first.end : nextArrival;
+			Event first = this.events.peek();
+			long next = (first != null && first.at <= nextArrival) ? first.at : nextArrival;
 			while (nextTrace <= Math.min(next, end)) {
 				phase.trace(nextTrace, this.limiter.limit());
 				nextTrace += TRACE_NANOS;
@@ -102,8 +125,11 @@ final class SaturatedService {
 				break;
 			}
 			this.now = next;
-			if (first != null && first.end == next) {
-				this.calls.poll().permit.release(this.outcome);
+			if (first != null && first.at == next) {
+				Event event = this.events.poll();
+				if (!event.cancelled) {
+					event.action.run();
+				}
 			}
 			else {
 				arrive(phase);
@@ -117,27 +143,44 @@ final class SaturatedService {
 	private void arrive(Phase phase) {
 		RequestPriority priority = (this.random.nextDouble() < this.criticalShare) ? RequestPriority.CRITICAL
 				: RequestPriority.SHEDDABLE;
-		Permit permit = this.limiter.tryAcquire(priority);
 		phase.offered[priority.ordinal()]++;
-		if (permit.shed()) {
-			return;
-		}
-		phase.admitted[priority.ordinal()]++;
-		int inFlight = this.limiter.inFlight();
-		double latency = this.baseNanos * Math.max(1.0, (double) inFlight / this.knee)
-				* (1 + 0.1 * this.random.nextDouble());
-		this.calls.add(new Call(this.now + (long) latency, permit));
+		this.limiter.acquireAsync(priority).thenAccept((permit) -> {
+			if (permit.shed()) {
+				return;
+			}
+			phase.admitted[priority.ordinal()]++;
+			int inFlight = this.limiter.inFlight();
+			double latency = this.baseNanos * Math.max(1.0, (double) inFlight / this.knee)
+					* (1 + 0.1 * this.random.nextDouble());
+			schedule(this.now + (long) latency, () -> permit.release(this.outcome));
+		});
 	}
 
 	private long gap(double meanNanos) {
 		return Math.max(1, (long) (-meanNanos * Math.log(1 - this.random.nextDouble())));
 	}
 
-	private record Call(long end, Permit permit) implements Comparable<Call> {
+	/** Something that happens at a moment of virtual time; ties in the order they were scheduled. */
+	private static final class Event implements Comparable<Event> {
+
+		final long at;
+
+		final long sequence;
+
+		final Runnable action;
+
+		boolean cancelled;
+
+		Event(long at, long sequence, Runnable action) {
+			this.at = at;
+			this.sequence = sequence;
+			this.action = action;
+		}
 
 		@Override
-		public int compareTo(Call other) {
-			return Long.compare(this.end, other.end);
+		public int compareTo(Event other) {
+			int byTime = Long.compare(this.at, other.at);
+			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
 		}
 
 	}

@@ -16,7 +16,11 @@ import io.github.ratelimit.internal.overload.OverloadLimiter;
  * <li>{@code ratelimit.overload.in.flight} (gauge): the calls in flight now;</li>
  * <li>{@code ratelimit.overload.shed} (counter; tags {@code priority} = critical | normal |
  * sheddable, {@code result} = shed, or shadow_shed in shadow mode where the requests were
- * admitted anyway): requests over their priority's share of the limit.</li>
+ * admitted anyway): requests over their priority's share of the limit, a critical request
+ * whose wait for a place ended included, once;</li>
+ * <li>{@code ratelimit.overload.waited} (counter; tag {@code result} = admitted | shed):
+ * critical requests that found the limit full and waited for a place, by how the wait
+ * ended.</li>
  * </ul>
  */
 public final class OverloadMetrics {
@@ -41,6 +45,12 @@ public final class OverloadMetrics {
 				.description("Requests over their priority's share of the overload limit")
 				.tag("priority", priority.name().toLowerCase(Locale.ROOT))
 				.tag("result", result)
+				.register(registry);
+		}
+		for (boolean admitted : new boolean[] { true, false }) {
+			FunctionCounter.builder("ratelimit.overload.waited", limiter, (counted) -> counted.waited(admitted))
+				.description("Critical requests that waited for a place in the overload limit")
+				.tag("result", admitted ? "admitted" : "shed")
 				.register(registry);
 		}
 	}

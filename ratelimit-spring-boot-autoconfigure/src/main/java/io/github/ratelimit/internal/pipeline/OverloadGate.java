@@ -3,6 +3,7 @@ package io.github.ratelimit.internal.pipeline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -203,7 +204,37 @@ public final class OverloadGate {
 	 * @return the permit to release when the request ends, or {@link Permit#SHED}
 	 */
 	public Permit tryAcquire(RequestPriority priority) {
-		Permit permit = this.limiter.tryAcquire(priority);
+		return logShadow(priority, this.limiter.tryAcquire(priority));
+	}
+
+	/**
+	 * Admits a request, or turns it away; a critical request that finds the limit full
+	 * waits on this thread for a place, at most the critical wait.
+	 * @param priority the request's priority
+	 * @return the permit to release when the request ends, or {@link Permit#SHED}
+	 */
+	public Permit acquire(RequestPriority priority) {
+		return logShadow(priority, this.limiter.acquire(priority, this.limiter.criticalWaitNanos()));
+	}
+
+	/**
+	 * Admits a request, or turns it away, without blocking; a critical request that finds
+	 * the limit full waits for a place, at most the critical wait, and the future completes
+	 * on the thread that frees the place or on the limiter's timer. Cancelling the future
+	 * ends the wait.
+	 * @param priority the request's priority
+	 * @return the permit to release when the request ends, or {@link Permit#SHED}, now or
+	 * later
+	 */
+	public CompletableFuture<Permit> acquireAsync(RequestPriority priority) {
+		CompletableFuture<Permit> permit = this.limiter.acquireAsync(priority);
+		if (permit.isDone()) {
+			logShadow(priority, permit.join());
+		}
+		return permit;
+	}
+
+	private Permit logShadow(RequestPriority priority, Permit permit) {
 		if (permit.overLimit() && !permit.shed()) {
 			this.shadowLog.log("Overload protection (shadow mode) admitted a " + priority.name().toLowerCase(Locale.ROOT)
 					+ " request it would have turned away: " + this.limiter.inFlight() + " calls in flight, limit "

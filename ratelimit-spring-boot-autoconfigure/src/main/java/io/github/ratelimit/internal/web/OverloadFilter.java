@@ -26,6 +26,11 @@ import io.github.ratelimit.internal.pipeline.OverloadGate;
  * A request holds its place until its status is final: when the chain returns, or for an
  * asynchronous request when it completes. A 5xx, an exception escaping the chain, an
  * asynchronous timeout or error signal overload; a 4xx says nothing about capacity.
+ * <p>
+ * A critical request that finds the limit full waits for a place on the request thread,
+ * at most {@code ratelimit.overload.critical-wait} (100 ms by default): a bounded block of
+ * a thread that would otherwise write a {@code 503} and a retry, while no lower priority
+ * request is admitted. Its latency, as the limit learns it, starts when it is admitted.
  */
 public class OverloadFilter extends OncePerRequestFilter {
 
@@ -50,7 +55,7 @@ public class OverloadFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		Permit permit = this.gate.tryAcquire(priority);
+		Permit permit = this.gate.acquire(priority);
 		if (permit.shed()) {
 			ServletRateLimitRequest.write(response, this.gate.shed(priority));
 			return;

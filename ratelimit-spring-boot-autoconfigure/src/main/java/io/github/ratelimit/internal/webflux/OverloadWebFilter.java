@@ -1,5 +1,7 @@
 package io.github.ratelimit.internal.webflux;
 
+import java.util.concurrent.CompletableFuture;
+
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
@@ -24,6 +26,12 @@ import io.github.ratelimit.internal.pipeline.OverloadGate;
  * been written, streams included: completing releases it by the final status, an error
  * as overload unless it carries a 4xx status, a cancellation (the client went away)
  * without teaching the limit anything. Nothing here blocks.
+ * <p>
+ * A critical request that finds the limit full waits for a place, at most
+ * {@code ratelimit.overload.critical-wait}, without holding a thread: when a finishing
+ * request hands its place over, or the wait ends with a {@code 503}, it goes on on its own
+ * connection's event loop. A request cancelled while it waits leaves the queue, and a
+ * place handed to it at that moment is given back.
  */
 public class OverloadWebFilter implements WebFilter, Ordered {
 
@@ -52,21 +60,46 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 		}
 		// decided when the exchange subscribes, so that a re-subscription takes a permit of its own
 		return Mono.defer(() -> {
-			Permit permit = this.gate.tryAcquire(priority);
-			if (permit.shed()) {
-				return ReactiveResponses.reject(exchange, this.gate.shed(priority));
+			CompletableFuture<Permit> pending = this.gate.acquireAsync(priority);
+			if (pending.isDone()) {
+				return admitted(pending.join(), priority, exchange, chain);
 			}
-			return chain.filter(exchange)
-				.doOnError((failure) -> permit.release(outcome(failure)))
-				.doFinally((signal) -> {
-					if (signal == SignalType.CANCEL) {
-						permit.release(Outcome.IGNORED);
-					}
-					else if (signal == SignalType.ON_COMPLETE) {
-						permit.release(OverloadGate.outcome(status(exchange)));
-					}
-				});
+			// the wait ends on another thread (the one that freed a place, or the timer): go
+			// on, or answer 503, on the exchange's event loop
+			return Mono.fromCompletionStage(ServerEventLoops.completeOn(exchange, pending))
+				.flatMap((permit) -> admitted(permit, priority, exchange, chain))
+				.doOnCancel(() -> abandon(pending))
+				.doOnDiscard(Permit.class, (permit) -> permit.release(Outcome.IGNORED));
 		});
+	}
+
+	private Mono<Void> admitted(Permit permit, RequestPriority priority, ServerWebExchange exchange,
+			WebFilterChain chain) {
+		if (permit.shed()) {
+			return ReactiveResponses.reject(exchange, this.gate.shed(priority));
+		}
+		return chain.filter(exchange)
+			.doOnError((failure) -> permit.release(outcome(failure)))
+			.doFinally((signal) -> {
+				if (signal == SignalType.CANCEL) {
+					permit.release(Outcome.IGNORED);
+				}
+				else if (signal == SignalType.ON_COMPLETE) {
+					permit.release(OverloadGate.outcome(status(exchange)));
+				}
+			});
+	}
+
+	/**
+	 * The exchange was cancelled: leave the queue, or give back a place handed over that
+	 * did not reach the chain (a permit that did is released by the chain's own end too,
+	 * and a permit is released once).
+	 */
+	private static void abandon(CompletableFuture<Permit> pending) {
+		if (!pending.cancel(false)) {
+			Permit permit = pending.getNow(Permit.SHED);
+			permit.release(Outcome.IGNORED);
+		}
 	}
 
 	/**

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,7 @@ import io.github.ratelimit.internal.overload.AdaptiveLimits;
 import io.github.ratelimit.internal.overload.LimitBounds;
 import io.github.ratelimit.internal.overload.OverloadLimiter;
 import io.github.ratelimit.internal.overload.OverloadLimiter.Outcome;
+import io.github.ratelimit.internal.overload.OverloadLimiter.Permit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +56,44 @@ class OverloadGateTests {
 		assertThat(gate.priority(get("/api/search"))).isEqualTo(RequestPriority.SHEDDABLE);
 		assertThat(gate.priority(get("/checkout"))).isEqualTo(RequestPriority.CRITICAL);
 		assertThat(gate.priority(get("/elsewhere"))).isEqualTo(RequestPriority.SHEDDABLE);
+	}
+
+	@Test
+	void aCriticalRequestWaitsTheCriticalWaitByEitherFormThenIsShed() throws Exception {
+		try (OverloadLimiter waiting = waitingLimiter(Duration.ofMillis(20))) {
+			OverloadGate gate = OverloadGate.builder(waiting).build();
+			Permit held = gate.acquire(RequestPriority.CRITICAL);
+			assertThat(held.shed()).isFalse();
+			assertThat(gate.acquire(RequestPriority.NORMAL).shed()).isTrue();
+			assertThat(gate.acquire(RequestPriority.CRITICAL).shed()).isTrue();
+			assertThat(gate.acquireAsync(RequestPriority.CRITICAL).get(30, TimeUnit.SECONDS).shed()).isTrue();
+			// only the critical requests waited
+			assertThat(waiting.waited(false)).isEqualTo(2);
+			held.release(Outcome.SUCCEEDED);
+			assertThat(waiting.inFlight()).isZero();
+		}
+	}
+
+	@Test
+	void aPlaceFreedWhileACriticalRequestWaitsIsHandedToIt() throws Exception {
+		try (OverloadLimiter waiting = waitingLimiter(Duration.ofSeconds(30))) {
+			OverloadGate gate = OverloadGate.builder(waiting).build();
+			Permit held = gate.acquire(RequestPriority.CRITICAL);
+			CompletableFuture<Permit> waiter = gate.acquireAsync(RequestPriority.CRITICAL);
+			assertThat(waiter).isNotDone();
+			held.release(Outcome.SUCCEEDED);
+			Permit admitted = waiter.get(30, TimeUnit.SECONDS);
+			assertThat(admitted.shed()).isFalse();
+			assertThat(waiting.inFlight()).isOne();
+			admitted.release(Outcome.SUCCEEDED);
+			assertThat(waiting.inFlight()).isZero();
+		}
+	}
+
+	private static OverloadLimiter waitingLimiter(Duration criticalWait) {
+		return OverloadLimiter.builder(AdaptiveLimits.AIMD.create(new LimitBounds(1, 1, 1), Duration.ZERO))
+			.criticalWait(criticalWait)
+			.build();
 	}
 
 	@Test
