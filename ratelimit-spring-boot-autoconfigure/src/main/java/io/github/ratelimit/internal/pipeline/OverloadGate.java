@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.StringUtils;
+import org.springframework.web.util.DisconnectedClientHelper;
 import org.springframework.web.util.pattern.PathPattern;
 
 import io.github.ratelimit.RateLimitRequest;
@@ -103,12 +104,29 @@ public final class OverloadGate {
 	 * actuator endpoint, an excluded path, a path outside {@code paths})
 	 */
 	public @Nullable RequestPriority priority(RateLimitRequest request) {
-		String path = normalise(request.path());
-		if (isManagement(path)) {
+		return priority(request, false);
+	}
+
+	/**
+	 * The priority of a request the limit covers.
+	 * @param request the request
+	 * @param encodedSeparators whether the raw path encodes a slash, a backslash or a dot,
+	 * which a router may read as one segment where the decoded path shows several
+	 * @return the priority, or {@code null} when the limit does not cover the request (an
+	 * actuator endpoint, an excluded path, a path outside {@code paths})
+	 */
+	public @Nullable RequestPriority priority(RateLimitRequest request, boolean encodedSeparators) {
+		String raw = request.path();
+		String path = normalise(raw);
+		// a path that dot segments, repeated or encoded slashes make ambiguous may be routed
+		// to another handler than the one its cleaned form names: it is always covered, and
+		// ranks by nothing its path says, so that no spelling dodges the limit or buys a priority
+		boolean plain = !encodedSeparators && path.equals(raw);
+		if (plain && isManagement(path)) {
 			return null;
 		}
 		PathContainer container = null;
-		if (!this.paths.isEmpty() || !this.excludePaths.isEmpty()) {
+		if (plain && (!this.paths.isEmpty() || !this.excludePaths.isEmpty())) {
 			container = PathContainer.parsePath(path, DECODED_PATH);
 			if (!this.paths.isEmpty() && !anyMatches(this.paths, container)) {
 				return null;
@@ -130,19 +148,20 @@ public final class OverloadGate {
 			}
 		}
 		List<PriorityRoute> handlers = this.handlerRoutes;
-		if (this.routes.isEmpty() && handlers.isEmpty()) {
+		if (!plain || (this.routes.isEmpty() && handlers.isEmpty())) {
 			return this.defaultPriority;
 		}
 		if (container == null) {
 			container = PathContainer.parsePath(path, DECODED_PATH);
 		}
 		String method = request.method();
-		RequestPriority routed = firstMatch(this.routes, method, container);
-		if (routed != null) {
-			return routed;
+		PriorityRoute routed = firstMatch(this.routes, method, container);
+		if (routed != null && routed.priority() != null) {
+			return routed.priority();
 		}
-		RequestPriority declared = firstMatch(handlers, method, container);
-		return (declared != null) ? declared : this.defaultPriority;
+		// the handler that serves the path, annotated or not: the most specific pattern first
+		PriorityRoute handler = firstMatch(handlers, method, container);
+		return (handler != null && handler.priority() != null) ? handler.priority() : this.defaultPriority;
 	}
 
 	/**
@@ -175,11 +194,11 @@ public final class OverloadGate {
 		return false;
 	}
 
-	private static @Nullable RequestPriority firstMatch(List<PriorityRoute> routes, String method,
+	private static @Nullable PriorityRoute firstMatch(List<PriorityRoute> routes, String method,
 			PathContainer path) {
 		for (PriorityRoute route : routes) {
 			if (route.matches(method, path)) {
-				return route.priority();
+				return route;
 			}
 		}
 		return null;
@@ -264,6 +283,39 @@ public final class OverloadGate {
 			return Outcome.DROPPED;
 		}
 		return (status >= 400) ? Outcome.IGNORED : Outcome.SUCCEEDED;
+	}
+
+	/**
+	 * What a call that ended with a response teaches the limit, given what it streamed. A
+	 * stream (server-sent events, newline-delimited JSON) lasts as long as its client
+	 * listens: its length says nothing about how loaded the service is, so it frees its
+	 * place without a sample unless it failed.
+	 * @param status the final status
+	 * @param contentType the response's content type, or {@code null}
+	 * @return the outcome
+	 */
+	public static Outcome outcome(int status, @Nullable String contentType) {
+		Outcome outcome = outcome(status);
+		return (outcome == Outcome.SUCCEEDED && isStream(contentType)) ? Outcome.IGNORED : outcome;
+	}
+
+	/**
+	 * What a call that failed teaches the limit: a client that went away says nothing about
+	 * the service; anything else is a sign of overload.
+	 * @param failure what ended the call
+	 * @return the outcome
+	 */
+	public static Outcome outcome(Throwable failure) {
+		return DisconnectedClientHelper.isClientDisconnectedException(failure) ? Outcome.IGNORED : Outcome.DROPPED;
+	}
+
+	private static boolean isStream(@Nullable String contentType) {
+		if (contentType == null) {
+			return false;
+		}
+		String type = contentType.toLowerCase(Locale.ROOT);
+		return type.startsWith("text/event-stream") || type.startsWith("application/x-ndjson")
+				|| type.startsWith("application/stream+json");
 	}
 
 	/**

@@ -23,9 +23,10 @@ import io.github.ratelimit.RequestPriority;
  *
  * @param pattern the path pattern
  * @param methods the HTTP methods, empty for all
- * @param priority the priority of the matching requests
+ * @param priority the priority of the matching requests; {@code null} for a handler that
+ * declares none, whose requests take the default priority
  */
-public record PriorityRoute(PathPattern pattern, Set<String> methods, RequestPriority priority) {
+public record PriorityRoute(PathPattern pattern, Set<String> methods, @Nullable RequestPriority priority) {
 
 	/** The most specific pattern first; patterns equally specific keep their order. */
 	private static final Comparator<PriorityRoute> MOST_SPECIFIC_FIRST = Comparator.comparing(PriorityRoute::pattern);

@@ -61,17 +61,24 @@ public class OverloadFilter extends OncePerRequestFilter {
 			return;
 		}
 		Release release = new Release(permit);
-		boolean completed = false;
+		Throwable failure = null;
 		try {
 			chain.doFilter(request, response);
-			completed = true;
+		}
+		catch (IOException | ServletException | RuntimeException | Error ex) {
+			failure = ex;
+			throw ex;
 		}
 		finally {
-			if (completed && request.isAsyncStarted()) {
+			if (request.isAsyncStarted()) {
+				// the request goes on after this thread returns, even when it threw after starting
 				request.getAsyncContext().addListener(new AsyncRelease(release, response));
 			}
+			else if (failure != null) {
+				release.release(OverloadGate.outcome(failure));
+			}
 			else {
-				release.release(completed ? OverloadGate.outcome(response.getStatus()) : Outcome.DROPPED);
+				release.release(OverloadGate.outcome(response.getStatus(), response.getContentType()));
 			}
 		}
 	}
@@ -111,7 +118,7 @@ public class OverloadFilter extends OncePerRequestFilter {
 		public void onComplete(AsyncEvent event) {
 			HttpServletResponse completed = (event.getSuppliedResponse() instanceof HttpServletResponse supplied)
 					? supplied : this.response;
-			this.release.release(OverloadGate.outcome(completed.getStatus()));
+			this.release.release(OverloadGate.outcome(completed.getStatus(), completed.getContentType()));
 		}
 
 		@Override

@@ -1,12 +1,15 @@
 package io.github.ratelimit.internal.webflux;
 
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -54,7 +57,8 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		RequestPriority priority = this.gate.priority(new ReactiveRateLimitRequest(exchange.getRequest(), null));
+		RequestPriority priority = this.gate.priority(new ReactiveRateLimitRequest(exchange.getRequest(), null),
+				encodesSeparators(exchange.getRequest().getURI().getRawPath()));
 		if (priority == null) {
 			return chain.filter(exchange);
 		}
@@ -67,6 +71,8 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 			// the wait ends on another thread (the one that freed a place, or the timer): go
 			// on, or answer 503, on the exchange's event loop
 			return Mono.fromCompletionStage(ServerEventLoops.completeOn(exchange, pending))
+				// a hand-off that cannot go on (the event loop refused it at shutdown) gives its place back
+				.doOnError((failure) -> abandon(pending))
 				.flatMap((permit) -> admitted(permit, priority, exchange, chain))
 				.doOnCancel(() -> abandon(pending))
 				.doOnDiscard(Permit.class, (permit) -> permit.release(Outcome.IGNORED));
@@ -85,7 +91,8 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 					permit.release(Outcome.IGNORED);
 				}
 				else if (signal == SignalType.ON_COMPLETE) {
-					permit.release(OverloadGate.outcome(status(exchange)));
+					MediaType type = exchange.getResponse().getHeaders().getContentType();
+					permit.release(OverloadGate.outcome(status(exchange), (type != null) ? type.toString() : null));
 				}
 			});
 	}
@@ -110,7 +117,16 @@ public class OverloadWebFilter implements WebFilter, Ordered {
 		if (failure instanceof ErrorResponse response) {
 			return OverloadGate.outcome(response.getStatusCode().value());
 		}
-		return Outcome.DROPPED;
+		return OverloadGate.outcome(failure);
+	}
+
+	/** Whether a raw path encodes a slash, a backslash or a dot inside a segment. */
+	static boolean encodesSeparators(@Nullable String rawPath) {
+		if (rawPath == null || rawPath.indexOf('%') < 0) {
+			return false;
+		}
+		String path = rawPath.toLowerCase(Locale.ROOT);
+		return path.contains("%2f") || path.contains("%5c") || path.contains("%2e");
 	}
 
 	private static int status(ServerWebExchange exchange) {

@@ -42,12 +42,16 @@ public final class ReactiveHandlerPriorities implements SmartInitializingSinglet
 	@Override
 	public void afterSingletonsInstantiated() {
 		List<PriorityRoute> routes = new ArrayList<>();
+		boolean[] declared = { false };
 		this.mappings.orderedStream().forEach((mapping) -> {
 			for (Map.Entry<RequestMappingInfo, HandlerMethod> entry : mapping.getHandlerMethods().entrySet()) {
 				HandlerMethod handler = entry.getValue();
 				RequestPriority priority = PriorityRoute.declared(handler.getMethod(),
 						ClassUtils.getUserClass(handler.getBeanType()));
-				if (priority != null) {
+				declared[0] |= (priority != null);
+				// every handler takes part, annotated or not, so that a request is ranked by the
+				// handler that serves it, not by an annotated pattern that merely matches its path
+				{
 					Set<String> methods = entry.getKey()
 						.getMethodsCondition()
 						.getMethods()
@@ -60,7 +64,8 @@ public final class ReactiveHandlerPriorities implements SmartInitializingSinglet
 				}
 			}
 		});
-		this.gate.handlerPriorities(routes);
+		// without one annotated handler there is nothing to look up per request
+		this.gate.handlerPriorities(declared[0] ? routes : List.of());
 	}
 
 }

@@ -110,9 +110,39 @@ class OverloadGateTests {
 			.build();
 		assertThat(gate.priority(get("/actuator"))).isNull();
 		assertThat(gate.priority(get("/actuator/health"))).isNull();
-		assertThat(gate.priority(get("//actuator/./health"))).isNull();
 		assertThat(gate.priority(get("/internal/ping"))).isNull();
 		assertThat(gate.priority(get("/actuatorx"))).isEqualTo(RequestPriority.NORMAL);
+	}
+
+	@Test
+	void coversPathsARouterMayReadOtherwiseAndRanksThemByNothingTheySay() {
+		OverloadGate gate = OverloadGate.builder(this.limiter)
+			.excludePaths(List.of(PathPatternParser.defaultInstance.parse("/internal/**")))
+			.routes(List.of(route("/checkout/**", RequestPriority.CRITICAL)))
+			.build();
+		gate.handlerPriorities(List.of(route("/checkout", RequestPriority.CRITICAL)));
+		// dot segments and repeated slashes: the cleaned path is excluded or critical, the
+		// request may be served by another handler, so it is covered at the default priority
+		assertThat(gate.priority(get("/api/x/../../actuator/health"))).isEqualTo(RequestPriority.NORMAL);
+		assertThat(gate.priority(get("//actuator/./health"))).isEqualTo(RequestPriority.NORMAL);
+		assertThat(gate.priority(get("/api/../internal/ping"))).isEqualTo(RequestPriority.NORMAL);
+		assertThat(gate.priority(get("/api/../checkout/pay"))).isEqualTo(RequestPriority.NORMAL);
+		assertThat(gate.priority(get("//checkout"))).isEqualTo(RequestPriority.NORMAL);
+		// a raw path that encoded a slash or a dot: decoded, it looks like the actuator
+		assertThat(gate.priority(get("/actuator/health"), true)).isEqualTo(RequestPriority.NORMAL);
+		assertThat(gate.priority(get("/checkout"), true)).isEqualTo(RequestPriority.NORMAL);
+		// spelled plainly, the same paths are what they say
+		assertThat(gate.priority(get("/actuator/health"))).isNull();
+		assertThat(gate.priority(get("/checkout/pay"))).isEqualTo(RequestPriority.CRITICAL);
+	}
+
+	@Test
+	void ranksARequestByTheHandlerThatServesItNotByAnAnnotatedPatternThatAlsoMatches() {
+		OverloadGate gate = OverloadGate.builder(this.limiter).build();
+		gate.handlerPriorities(List.of(route("/api/{id}", RequestPriority.CRITICAL),
+				new PriorityRoute(PathPatternParser.defaultInstance.parse("/api/search"), Set.of(), null)));
+		assertThat(gate.priority(get("/api/search"))).isEqualTo(RequestPriority.NORMAL);
+		assertThat(gate.priority(get("/api/7"))).isEqualTo(RequestPriority.CRITICAL);
 	}
 
 	@Test
@@ -161,6 +191,19 @@ class OverloadGateTests {
 		assertThat(OverloadGate.outcome(429)).isEqualTo(Outcome.IGNORED);
 		assertThat(OverloadGate.outcome(500)).isEqualTo(Outcome.DROPPED);
 		assertThat(OverloadGate.outcome(503)).isEqualTo(Outcome.DROPPED);
+	}
+
+	@Test
+	void streamsAndClientsGoneAwayTeachTheLimitNothing() {
+		assertThat(OverloadGate.outcome(200, "text/event-stream")).isEqualTo(Outcome.IGNORED);
+		assertThat(OverloadGate.outcome(200, "application/x-ndjson;charset=UTF-8")).isEqualTo(Outcome.IGNORED);
+		assertThat(OverloadGate.outcome(500, "text/event-stream")).isEqualTo(Outcome.DROPPED);
+		assertThat(OverloadGate.outcome(200, "application/json")).isEqualTo(Outcome.SUCCEEDED);
+		assertThat(OverloadGate.outcome(200, null)).isEqualTo(Outcome.SUCCEEDED);
+		assertThat(OverloadGate.outcome(new java.io.IOException("Broken pipe"))).isEqualTo(Outcome.IGNORED);
+		assertThat(OverloadGate.outcome(new java.io.IOException("Connection reset by peer")))
+			.isEqualTo(Outcome.IGNORED);
+		assertThat(OverloadGate.outcome(new IllegalStateException("database down"))).isEqualTo(Outcome.DROPPED);
 	}
 
 	@Test
