@@ -8,6 +8,7 @@ import java.util.function.BiConsumer;
 import io.netty.channel.Channel;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -22,8 +23,10 @@ import org.springframework.web.server.ServerWebExchange;
  * A response written from another thread ends its request on the event loop only later:
  * a keep-alive client can send its next request in between, which Reactor Netty then
  * queues, and a queued request answered at once (by any handler) stops the connection
- * reading on Reactor Netty before 1.3.8 (reactor/reactor-netty#4361). Other servers, and
- * a request that never left its thread, are left as they are.
+ * reading on Reactor Netty before 1.3.8 (reactor/reactor-netty#4361). A request that
+ * never left its thread is left as it is; on other servers, and for a connection already
+ * closed, a stage completing later goes on on Reactor's parallel scheduler, never inline on
+ * the thread that completed it.
  */
 final class ServerEventLoops {
 
@@ -47,7 +50,22 @@ final class ServerEventLoops {
 	 */
 	static <T> CompletionStage<T> completeOn(ServerWebExchange exchange, CompletionStage<T> stage) {
 		Executor loop = eventLoop(exchange);
-		return (loop != null) ? stage.whenCompleteAsync(NOTHING, loop) : stage;
+		if (loop != null) {
+			return stage.whenCompleteAsync(NOTHING, loop);
+		}
+		if (stage.toCompletableFuture().isDone()) {
+			return stage;
+		}
+		// no event loop to go back to (another server, or a connection its client closed):
+		// still never go on on the thread that completes the stage, which may be a store's
+		// I/O thread inside its own locks (Lettuce completes commands it cancels while it
+		// holds its endpoint's lock, and a command sent from there would wait for it forever)
+		return stage.whenCompleteAsync(NOTHING, ServerEventLoops::elsewhere);
+	}
+
+	/** Runs a task on Reactor's parallel scheduler, which the application's Reactor owns. */
+	private static void elsewhere(Runnable task) {
+		Schedulers.parallel().schedule(task);
 	}
 
 	/**
