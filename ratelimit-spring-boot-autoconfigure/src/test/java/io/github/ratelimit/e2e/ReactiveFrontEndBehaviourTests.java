@@ -38,8 +38,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ActiveProfiles("frontend")
 class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 
+	private static boolean installed;
+
+	/**
+	 * Installs BlockHound for every reactive suite of this JVM, whichever runs first: it is
+	 * installed once, so all of them share this one configuration.
+	 */
 	@BeforeAll
-	static void detectBlockingCalls() {
+	static synchronized void detectBlockingCalls() {
+		if (installed) {
+			return;
+		}
+		installed = true;
 		BlockHound.builder()
 			.with(new ReactorBlockHoundIntegration())
 			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")))
@@ -48,6 +58,9 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 			// Lettuce's asynchronous send waits briefly while a reconnect holds its endpoint,
 			// as its own reactive API does on event loops
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
+			// a blocking store's call is handed to its own bounded pool: the pool's queue locks
+			// for the moment of the hand-off, as Reactor's own schedulers do
+			.allowBlockingCallsInside("io.github.ratelimit.internal.atomic.BlockingOffload", "submit")
 			// an event loop that is shutting down waits for its last tasks: Netty's, not ours
 			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
 			// Netty's pooled allocator locks a group of buffer magazines while it adds one, when

@@ -25,8 +25,8 @@ import org.springframework.web.server.ServerWebExchange;
  * queues, and a queued request answered at once (by any handler) stops the connection
  * reading on Reactor Netty before 1.3.8 (reactor/reactor-netty#4361). A request that
  * never left its thread is left as it is; on other servers, and for a connection already
- * closed, a stage completing later goes on on Reactor's parallel scheduler, never inline on
- * the thread that completed it.
+ * closed, a stage completing later goes on on Reactor's bounded elastic scheduler, never
+ * inline on the thread that completed it.
  */
 final class ServerEventLoops {
 
@@ -59,13 +59,15 @@ final class ServerEventLoops {
 		// no event loop to go back to (another server, or a connection its client closed):
 		// still never go on on the thread that completes the stage, which may be a store's
 		// I/O thread inside its own locks (Lettuce completes commands it cancels while it
-		// holds its endpoint's lock, and a command sent from there would wait for it forever)
+		// holds its endpoint's lock, and a command sent from there would wait for it
+		// forever), nor on a thread that must not block: sending the next command may wait
+		// for that same lock
 		return stage.whenCompleteAsync(NOTHING, ServerEventLoops::elsewhere);
 	}
 
-	/** Runs a task on Reactor's parallel scheduler, which the application's Reactor owns. */
+	/** Runs a task on Reactor's scheduler for work that may block, which the application's Reactor owns. */
 	private static void elsewhere(Runnable task) {
-		Schedulers.parallel().schedule(task);
+		Schedulers.boundedElastic().schedule(task);
 	}
 
 	/**

@@ -32,7 +32,7 @@ class ServerEventLoopsTests {
 		io.join(10_000);
 		assertThat(stage.toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo("decided");
 		assertThat(continuedOn.get()).isNotNull().isNotSameAs(io);
-		assertThat(continuedOn.get().getName()).startsWith("parallel-");
+		assertThat(continuedOn.get().getName()).startsWith("boundedElastic-");
 	}
 
 	@Test
