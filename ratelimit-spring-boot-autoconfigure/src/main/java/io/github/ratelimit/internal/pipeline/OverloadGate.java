@@ -94,7 +94,9 @@ public final class OverloadGate {
 	 * @param routes the handlers' patterns, methods and priorities
 	 */
 	public void handlerPriorities(List<PriorityRoute> routes) {
-		this.handlerRoutes = PriorityRoute.mostSpecificFirst(routes);
+		// without one annotated handler there is nothing to look up per request
+		boolean declared = routes.stream().anyMatch((route) -> route.priority() != null);
+		this.handlerRoutes = declared ? PriorityRoute.mostSpecificFirst(routes) : List.of();
 	}
 
 	/**

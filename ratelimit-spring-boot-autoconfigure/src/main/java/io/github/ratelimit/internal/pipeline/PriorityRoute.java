@@ -5,12 +5,16 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.server.PathContainer;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.util.pattern.PathPattern;
 
 import io.github.ratelimit.OverloadPriority;
@@ -56,6 +60,29 @@ public record PriorityRoute(PathPattern pattern, Set<String> methods, @Nullable 
 		List<PriorityRoute> sorted = new ArrayList<>(routes);
 		sorted.sort(MOST_SPECIFIC_FIRST);
 		return List.copyOf(sorted);
+	}
+
+	/**
+	 * One route per pattern of every handler of a handler mapping, with the priority the
+	 * handler declares with {@link OverloadPriority} or none: a request is ranked by the
+	 * handler that serves it, not by an annotated pattern that merely matches its path.
+	 * @param <I> the mapping's type of request mapping info (servlet or reactive)
+	 * @param handlers the mapping's handler methods by their mapping info
+	 * @param methods the HTTP method names a mapping info restricts to, empty for all
+	 * @param patterns the path patterns of a mapping info
+	 * @return the routes, in no particular order
+	 */
+	public static <I> List<PriorityRoute> ofHandlers(Map<I, HandlerMethod> handlers,
+			Function<I, Set<String>> methods, Function<I, Collection<PathPattern>> patterns) {
+		List<PriorityRoute> routes = new ArrayList<>();
+		handlers.forEach((info, handler) -> {
+			RequestPriority priority = declared(handler.getMethod(), ClassUtils.getUserClass(handler.getBeanType()));
+			Set<String> allowed = methods.apply(info);
+			for (PathPattern pattern : patterns.apply(info)) {
+				routes.add(new PriorityRoute(pattern, allowed, priority));
+			}
+		});
+		return routes;
 	}
 
 	/**

@@ -2,19 +2,12 @@ package io.github.ratelimit.internal.webflux;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.util.ClassUtils;
-import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.reactive.result.method.RequestMappingInfo;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
-import org.springframework.web.util.pattern.PathPattern;
 
-import io.github.ratelimit.RequestPriority;
 import io.github.ratelimit.internal.pipeline.OverloadGate;
 import io.github.ratelimit.internal.pipeline.PriorityRoute;
 
@@ -42,30 +35,11 @@ public final class ReactiveHandlerPriorities implements SmartInitializingSinglet
 	@Override
 	public void afterSingletonsInstantiated() {
 		List<PriorityRoute> routes = new ArrayList<>();
-		boolean[] declared = { false };
-		this.mappings.orderedStream().forEach((mapping) -> {
-			for (Map.Entry<RequestMappingInfo, HandlerMethod> entry : mapping.getHandlerMethods().entrySet()) {
-				HandlerMethod handler = entry.getValue();
-				RequestPriority priority = PriorityRoute.declared(handler.getMethod(),
-						ClassUtils.getUserClass(handler.getBeanType()));
-				declared[0] |= (priority != null);
-				// every handler takes part, annotated or not, so that a request is ranked by the
-				// handler that serves it, not by an annotated pattern that merely matches its path
-				{
-					Set<String> methods = entry.getKey()
-						.getMethodsCondition()
-						.getMethods()
-						.stream()
-						.map(Enum::name)
-						.collect(Collectors.toSet());
-					for (PathPattern pattern : entry.getKey().getPatternsCondition().getPatterns()) {
-						routes.add(new PriorityRoute(pattern, methods, priority));
-					}
-				}
-			}
-		});
-		// without one annotated handler there is nothing to look up per request
-		this.gate.handlerPriorities(declared[0] ? routes : List.of());
+		this.mappings.orderedStream()
+			.forEach((mapping) -> routes.addAll(PriorityRoute.ofHandlers(mapping.getHandlerMethods(),
+					(info) -> info.getMethodsCondition().getMethods().stream().map(Enum::name).collect(Collectors.toSet()),
+					(info) -> info.getPatternsCondition().getPatterns())));
+		this.gate.handlerPriorities(routes);
 	}
 
 }
