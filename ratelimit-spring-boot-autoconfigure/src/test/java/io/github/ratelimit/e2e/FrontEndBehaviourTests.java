@@ -388,8 +388,9 @@ abstract class FrontEndBehaviourTests {
 				storms.add(clients.submit(() -> {
 					HttpTestClient impatient = new HttpTestClient(this.port);
 					for (int i = 0; i < 6; i++) {
-						// gives up after 100 ms on work of 400 ms
-						impatient.getOrHangUp("/busy/" + client + "-" + i, Duration.ofMillis(100));
+						// gives up after 100, 200 or 300 ms on work of 400 ms: before its
+						// decision comes back or while its call runs, even on a slow machine
+						impatient.getOrHangUp("/busy/" + client + "-" + i, Duration.ofMillis(100 + 100 * (i % 3)));
 					}
 				}));
 			}
