@@ -43,7 +43,7 @@ class JdbcStorageBoundTests {
 	@Test
 	void removingExpiredRowsEmptiesTheTableAfterAFloodOfIdentities() throws Exception {
 		PostgresTestServer server = PostgresTestServer.shared();
-		JdbcStateStorage storage = JdbcStateStorage.builder(server.newDataSource(THREADS)).table(TABLE).build();
+		JdbcStateStorage storage = JdbcStateStorage.builder(server.newDataSource(THREADS, Duration.ofSeconds(30))).table(TABLE).build();
 		storage.createSchema();
 		storage.deleteAll();
 		JdbcTemplate jdbc = new JdbcTemplate(server.dataSource());

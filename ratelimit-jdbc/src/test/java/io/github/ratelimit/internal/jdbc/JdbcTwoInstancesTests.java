@@ -46,7 +46,7 @@ class JdbcTwoInstancesTests {
 	static void startInstances() {
 		PostgresTestServer server = PostgresTestServer.shared();
 		for (int i = 0; i < 2; i++) {
-			JdbcStateStorage instance = JdbcStateStorage.builder(server.newDataSource(CALLERS_PER_INSTANCE))
+			JdbcStateStorage instance = JdbcStateStorage.builder(server.newDataSource(CALLERS_PER_INSTANCE, Duration.ofSeconds(30)))
 				.table("ratelimit_instances")
 				.build();
 			instance.createSchema();

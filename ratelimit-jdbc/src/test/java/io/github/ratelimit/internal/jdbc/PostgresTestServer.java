@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -151,16 +152,29 @@ public final class PostgresTestServer implements AutoCloseable {
 
 	/**
 	 * Creates a new pool of connections, as another application instance would have. It
-	 * waits at most a second for a connection and is closed with the server.
+	 * waits at most a second for a connection, so that an outage shows quickly, and is
+	 * closed with the server.
 	 * @param maxPoolSize most connections it holds
 	 * @return the pool
 	 */
 	public HikariDataSource newDataSource(int maxPoolSize) {
+		return newDataSource(maxPoolSize, Duration.ofSeconds(1));
+	}
+
+	/**
+	 * Creates a new pool of connections as {@link #newDataSource(int)} does, waiting up to
+	 * {@code connectionTimeout} for a connection: for tests that hold every connection at
+	 * once on purpose, where a loaded machine makes each caller wait its turn longer.
+	 * @param maxPoolSize most connections it holds
+	 * @param connectionTimeout the longest wait for a connection
+	 * @return the pool
+	 */
+	public HikariDataSource newDataSource(int maxPoolSize, Duration connectionTimeout) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(jdbcUrl());
 		config.setUsername(USER);
 		config.setMaximumPoolSize(maxPoolSize);
-		config.setConnectionTimeout(1000);
+		config.setConnectionTimeout(connectionTimeout.toMillis());
 		config.setValidationTimeout(250);
 		config.setPoolName("postgres-test-" + this.port + "-" + this.dataSources.size());
 		HikariDataSource pool = new HikariDataSource(config);
