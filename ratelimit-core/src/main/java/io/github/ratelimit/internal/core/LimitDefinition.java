@@ -54,7 +54,6 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	public LimitDefinition {
 		Objects.requireNonNull(limit, "limit must not be null");
 		unit = checkedUnit(limit, unit);
-		Objects.requireNonNull(limit, "limit must not be null");
 		countStatuses = (countStatuses != null) ? countStatuses : CountedOutcomes.ALL;
 		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
 			if (!countStatuses.countsAll() && countStatuses != CountedOutcomes.NONE) {
