@@ -77,6 +77,20 @@ public @interface RateLimited {
 	long cost() default 1;
 
 	/**
+	 * What this limit's quota counts, when it is not requests: a lowercase token such as
+	 * {@code "tokens"} or {@code "content-bytes"}, which the {@code RateLimit-Policy} header
+	 * gives as its quota unit ({@code qu="tokens"}), so that clients read {@code q} and
+	 * {@code r} in it. Empty means "take it from the policy" (requests when the policy sets
+	 * none either). A {@link Algorithm#CONCURRENCY} limit always counts
+	 * {@code concurrent-requests}.
+	 * <pre class="code">
+	 * &#64;RateLimited(name = "completion-tokens", capacity = 100_000, period = "1m", cost = 500, unit = "tokens")
+	 * </pre>
+	 * @return the quota unit
+	 */
+	String unit() default "";
+
+	/**
 	 * Key sources tried in order; the first one available for the request wins. Empty
 	 * means {@code ratelimit.default-key}.
 	 * @return the key chain

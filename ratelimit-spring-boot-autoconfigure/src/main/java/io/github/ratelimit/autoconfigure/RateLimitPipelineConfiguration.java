@@ -41,8 +41,9 @@ class RateLimitPipelineConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitResponses rateLimitResponses(RateLimitProperties properties) {
-		return new RateLimitResponses(properties.getHeaders());
+	RateLimitResponses rateLimitResponses(RateLimitProperties properties, LimitResolver rateLimitResolver) {
+		// each limit's unit is read once, when its header text is first built
+		return new RateLimitResponses(properties.getHeaders(), rateLimitResolver::unitOf);
 	}
 
 	@Bean

@@ -72,6 +72,11 @@ public class RateLimitPolicyProperties {
 	private ZoneId timeZone;
 
 	/**
+	 * What the quota counts when it is not requests, such as tokens; given as the quota unit in RateLimit-Policy.
+	 */
+	private String unit;
+
+	/**
 	 * Final HTTP statuses that count, as codes or classes such as 401 or 5xx; empty means every request counts.
 	 */
 	private List<String> countStatuses = new ArrayList<>();
@@ -169,6 +174,14 @@ public class RateLimitPolicyProperties {
 
 	public void setTimeZone(ZoneId timeZone) {
 		this.timeZone = timeZone;
+	}
+
+	public String getUnit() {
+		return this.unit;
+	}
+
+	public void setUnit(String unit) {
+		this.unit = unit;
 	}
 
 	public List<String> getCountStatuses() {

@@ -207,6 +207,7 @@ final class RateLimitPropertiesMapper {
 			.maxWait(policy.getMaxWait())
 			.calendar(policy.getCalendar())
 			.timeZone(policy.getTimeZone())
+			.unit(policy.getUnit())
 			.countStatuses(countStatuses(policy.getCountStatuses(),
 					LimitResolver.policyProperty(name) + ".count-statuses"))
 			.build();
@@ -230,6 +231,7 @@ final class RateLimitPropertiesMapper {
 			.maxWait(route.getMaxWait())
 			.calendar(route.getCalendar())
 			.timeZone(route.getTimeZone())
+			.unit(route.getUnit())
 			.countStatuses(countStatuses(route.getCountStatuses(), origin + ".count-statuses"))
 			.build();
 	}

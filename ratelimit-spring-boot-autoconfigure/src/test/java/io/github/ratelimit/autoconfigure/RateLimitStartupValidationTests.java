@@ -89,6 +89,69 @@ class RateLimitStartupValidationTests {
 					"cost 3 can never be admitted by capacity 2", "Use a cost between 1 and the capacity"));
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "Tokens", "tokens used", "\"tokens\"", "7-bytes",
+			"a-unit-name-much-longer-than-32-chars" })
+	void failsWhenPolicyUnitIsNotAToken(String unit) {
+		this.contextRunner.withPropertyValues("ratelimit.policies.chat.capacity=1000", "ratelimit.policies.chat.unit=" + unit)
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.chat.unit",
+					"is not a quota unit token", "Use a lowercase name of at most 32 letters, digits and dashes"));
+	}
+
+	@Test
+	void failsWhenRouteUnitIsNotAToken() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.routes[0].path=/api/chat/**", "ratelimit.routes[0].capacity=1000",
+					"ratelimit.routes[0].unit=LLM_tokens")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.routes[0].unit",
+					"unit 'LLM_tokens' is not a quota unit token", "such as tokens or content-bytes"));
+	}
+
+	@Test
+	void failsWhenAnnotationUnitIsNotAToken() {
+		this.aopContextRunner.withBean(BadUnitService.class)
+			.run((context) -> assertConfigurationFailure(context,
+					"@RateLimited on " + BadUnitService.class.getName() + ".call() (unit)",
+					"unit 'Tokens' is not a quota unit token", "Use a lowercase name"));
+	}
+
+	@Test
+	void failsWhenAConcurrencyLimitCountsAnotherUnit() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.exports.capacity=2", "ratelimit.policies.exports.algorithm=concurrency",
+					"ratelimit.policies.exports.unit=tokens")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.exports.unit",
+					"a concurrency limit counts calls in flight, so its unit is concurrent-requests: tokens",
+					"Remove the unit"));
+	}
+
+	@Test
+	void failsWhenARateLimitCountsConcurrentRequests() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.chat.capacity=2", "ratelimit.policies.chat.unit=concurrent-requests")
+			.run((context) -> assertConfigurationFailure(context, "ratelimit.policies.chat.unit",
+					"only a concurrency limit counts concurrent-requests, and this limit is a token-bucket",
+					"set algorithm to concurrency"));
+	}
+
+	@Test
+	void failsWhenPlacesOfOneLimitCountDifferentUnits() {
+		this.aopContextRunner.withBean(ConflictingUnitsService.class).run((context) -> {
+			String prefix = "@RateLimited on " + ConflictingUnitsService.class.getName();
+			RateLimitConfigurationException failure = assertConfigurationFailure(context, null,
+					"limit 'budget' is also defined at", "set the unit once in ratelimit.policies.budget.unit");
+			assertThat(failure.getReason()).contains("counting tokens", "counting requests");
+			assertThat(failure.getMessage()).contains(prefix + ".first()", prefix + ".second()");
+		});
+	}
+
+	@Test
+	void startsWhenAPolicyGivesTheUnitOfItsAnnotations() {
+		this.aopContextRunner.withBean(ConflictingUnitsService.class)
+			.withPropertyValues("ratelimit.policies.budget.unit=tokens")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
 	@Test
 	void failsWhenPolicyPeriodIsNegative() {
 		this.contextRunner.withPropertyValues("ratelimit.policies.x.capacity=5", "ratelimit.policies.x.period=-5s")
@@ -844,6 +907,26 @@ class RateLimitStartupValidationTests {
 		}
 
 		@RateLimited(name = "shared", capacity = 6)
+		public void second() {
+		}
+
+	}
+
+	static class BadUnitService {
+
+		@RateLimited(name = "bad-unit", capacity = 5, unit = "Tokens")
+		public void call() {
+		}
+
+	}
+
+	static class ConflictingUnitsService {
+
+		@RateLimited(name = "budget", capacity = 1000, cost = 10, unit = "tokens")
+		public void first() {
+		}
+
+		@RateLimited(name = "budget", capacity = 1000, cost = 20)
 		public void second() {
 		}
 

@@ -185,6 +185,15 @@ public class E2eApplication {
 			return "export " + id;
 		}
 
+		/** A completion spends tokens from one budget and a request from another. */
+		@RateLimited(name = "completion-tokens", capacity = 1_000, period = "1m", cost = 400, unit = "tokens",
+				key = KeySource.IP)
+		@RateLimited(name = "completions", capacity = 10, period = "1m", key = KeySource.IP)
+		@GetMapping("/completion/{id}")
+		String completion(@PathVariable String id) {
+			return "completion " + id;
+		}
+
 		@RateLimited(name = "slow-reports", capacity = 3, period = "1m", key = KeySource.IP)
 		@GetMapping("/slow-report/{id}")
 		String slowReport(@PathVariable String id) {

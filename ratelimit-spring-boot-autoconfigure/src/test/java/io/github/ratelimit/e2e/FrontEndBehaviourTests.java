@@ -81,6 +81,30 @@ abstract class FrontEndBehaviourTests {
 	}
 
 	@Test
+	void aLimitCountingTokensSaysSoBesideTheRequestLimitOfTheSameCall() {
+		HttpResponse<String> first = this.http.get("/completion/1");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(String.join(", ", first.headers().allValues("RateLimit-Policy")))
+			.contains("\"completion-tokens\";q=1000;qu=\"tokens\";w=60")
+			.contains("\"completions\";q=10;w=60")
+			.doesNotContain("qu=\"requests\"");
+		assertThat(String.join(", ", first.headers().allValues("RateLimit")))
+			.contains("\"completion-tokens\";r=600;")
+			.contains("\"completions\";r=9;");
+		assertThat(this.http.get("/completion/2").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = this.http.get("/completion/3");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		// 200 tokens left of the 400 asked for: 200 more come in 12 seconds
+		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("12");
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"completion-tokens\"]");
+		assertThat(String.join(", ", rejected.headers().allValues("RateLimit-Policy")))
+			.contains("\"completion-tokens\";q=1000;qu=\"tokens\";w=60");
+		// t is when more tokens come (one every 60 ms), Retry-After when the 400 asked for fit
+		assertThat(String.join(", ", rejected.headers().allValues("RateLimit")))
+			.contains("\"completion-tokens\";r=200;t=1");
+	}
+
+	@Test
 	void calendarQuotaRejectsUntilLocalMidnightOnADaylightSavingChangeDay() {
 		ZoneId berlin = ZoneId.of("Europe/Berlin");
 		long micros = this.clock.nowMicros();
@@ -332,6 +356,9 @@ abstract class FrontEndBehaviourTests {
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(rejected.body()).contains("\"violated-policies\":[\"exports\"]");
+		// calls in flight, not calls a minute
+		assertThat(rejected.headers().firstValue("RateLimit-Policy"))
+			.hasValue("\"exports\";q=1;qu=\"concurrent-requests\"");
 		assertThat(waiting).isNotDone();
 		ExportGate.open();
 		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);

@@ -242,6 +242,15 @@ public class ReactiveE2eApplication {
 			return Mono.just("export " + id);
 		}
 
+		/** A completion spends tokens from one budget and a request from another. */
+		@RateLimited(name = "completion-tokens", capacity = 1_000, period = "1m", cost = 400, unit = "tokens",
+				key = KeySource.IP)
+		@RateLimited(name = "completions", capacity = 10, period = "1m", key = KeySource.IP)
+		@GetMapping("/completion/{id}")
+		Mono<String> completion(@PathVariable String id) {
+			return Mono.just("completion " + id);
+		}
+
 		/** Blocking work off the event loop, which goes on when the exchange is cancelled. */
 		@RateLimited(name = "slow-reports", capacity = 3, period = "1m", key = KeySource.IP)
 		@GetMapping("/slow-report/{id}")

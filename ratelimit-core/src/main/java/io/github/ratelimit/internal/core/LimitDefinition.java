@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.store.Acquisition;
@@ -29,12 +30,30 @@ import io.github.ratelimit.store.RateLimit;
  * request with another outcome is given back what it consumed ({@link CountedOutcomes#ALL}:
  * every request counts; {@link CountedOutcomes#NONE} for a concurrency limit, whose permits
  * are given back whatever the outcome)
+ * @param unit what the limit's quota counts, as the quota unit of
+ * draft-ietf-httpapi-ratelimit-headers: {@value #REQUESTS} (the default),
+ * {@value #CONCURRENT_REQUESTS} for a concurrency limit (always), or a unit of the
+ * application's such as {@code tokens}; {@code null} means the default of the algorithm
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
-		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedOutcomes countStatuses) {
+		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedOutcomes countStatuses,
+		String unit) {
+
+	/** The quota unit of rate limits that name none: each request counts its cost. */
+	public static final String REQUESTS = "requests";
+
+	/** The quota unit of a concurrency limit: calls in flight. */
+	public static final String CONCURRENT_REQUESTS = "concurrent-requests";
+
+	/**
+	 * What a quota unit may be: a lowercase token, as the units the draft registers
+	 * ({@code requests}, {@code content-bytes}), short enough for a header.
+	 */
+	public static final Pattern UNIT = Pattern.compile("[a-z][a-z0-9-]{0,31}");
 
 	public LimitDefinition {
 		Objects.requireNonNull(limit, "limit must not be null");
+		unit = checkedUnit(limit, unit);
 		countStatuses = (countStatuses != null) ? countStatuses : CountedOutcomes.ALL;
 		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
 			if (!countStatuses.countsAll() && countStatuses != CountedOutcomes.NONE) {
@@ -74,8 +93,34 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	}
 
 	/**
+	 * The quota unit of a limit, checked against its algorithm.
+	 * @param limit the limit
+	 * @param unit the unit asked for, or {@code null} for the algorithm's default
+	 * @return the unit
+	 * @throws IllegalArgumentException when the unit is not a token or does not fit the
+	 * algorithm
+	 */
+	private static String checkedUnit(RateLimit limit, String unit) {
+		boolean inFlight = AlgorithmSpec.of(limit.algorithm()).heldInFlight();
+		if (unit == null) {
+			return inFlight ? CONCURRENT_REQUESTS : REQUESTS;
+		}
+		if (!UNIT.matcher(unit).matches()) {
+			throw new IllegalArgumentException("unit must be a lowercase token of at most 32 characters ("
+					+ UNIT.pattern() + "): '" + unit + "' for limit '" + limit.name() + "'");
+		}
+		if (inFlight != unit.equals(CONCURRENT_REQUESTS)) {
+			throw new IllegalArgumentException(inFlight
+					? "a concurrency limit counts concurrent-requests: unit '" + unit + "' for limit '" + limit.name() + "'"
+					: "only a concurrency limit counts concurrent-requests: limit '" + limit.name() + "' is a "
+							+ limit.algorithm());
+		}
+		return unit;
+	}
+
+	/**
 	 * Starts a definition of a limit: a cost of 1, the global key, no key expression, no
-	 * candidate, no waiting, no plans, every request counted.
+	 * candidate, no waiting, no plans, every request counted, in the algorithm's unit.
 	 * @param limit the limit
 	 * @return the builder
 	 */
@@ -148,6 +193,8 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		private Map<String, RateLimit> plans = Map.of();
 
 		private CountedOutcomes countStatuses = CountedOutcomes.ALL;
+
+		private String unit;
 
 		private Builder(RateLimit limit) {
 			this.limit = limit;
@@ -224,13 +271,23 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		}
 
 		/**
+		 * Sets what the limit's quota counts.
+		 * @param unit the quota unit, or {@code null} for the algorithm's default
+		 * @return this builder
+		 */
+		public Builder unit(String unit) {
+			this.unit = unit;
+			return this;
+		}
+
+		/**
 		 * Builds the definition.
 		 * @return the definition
 		 * @throws IllegalArgumentException when it is invalid
 		 */
 		public LimitDefinition build() {
 			return new LimitDefinition(this.limit, this.cost, this.key, this.keyExpression, this.candidate,
-					this.maxWait, this.plans, this.countStatuses);
+					this.maxWait, this.plans, this.countStatuses, this.unit);
 		}
 
 	}

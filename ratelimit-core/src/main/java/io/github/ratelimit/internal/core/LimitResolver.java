@@ -155,6 +155,19 @@ public final class LimitResolver {
 	}
 
 	/**
+	 * What the quota of a limit resolved for some place counts, for the headers that
+	 * advertise it: read once per limit when its header text is built, not per request.
+	 * @param name the limit name
+	 * @return the limit's unit ({@link LimitDefinition#REQUESTS},
+	 * {@link LimitDefinition#CONCURRENT_REQUESTS} or one of the application's), or
+	 * {@code null} when no place has resolved a limit of that name
+	 */
+	public String unitOf(String name) {
+		Resolved resolved = this.byName.get(name);
+		return (resolved != null) ? resolved.unit : null;
+	}
+
+	/**
 	 * The names of the configured policies.
 	 * @return the policy names
 	 */
@@ -269,7 +282,29 @@ public final class LimitResolver {
 							+ countStatuses.values(),
 					"Remove count-statuses, or use a rate limit to count calls by their answer");
 		}
+		String unit = merged.unit();
+		if (unit != null) {
+			String unitProperty = origins.of(LimitSettings::unit, "unit");
+			if (!LimitDefinition.UNIT.matcher(unit).matches()) {
+				throw invalid(unitProperty, "unit '" + unit + "' is not a quota unit token",
+						"Use a lowercase name of at most 32 letters, digits and dashes, starting with a letter, "
+								+ "such as tokens or content-bytes");
+			}
+			boolean inFlight = AlgorithmSpec.of(algorithm).heldInFlight();
+			if (inFlight && !unit.equals(LimitDefinition.CONCURRENT_REQUESTS)) {
+				throw invalid(unitProperty,
+						"a concurrency limit counts calls in flight, so its unit is concurrent-requests: " + unit,
+						"Remove the unit, or use a rate limit to count " + unit);
+			}
+			if (!inFlight && unit.equals(LimitDefinition.CONCURRENT_REQUESTS)) {
+				throw invalid(unitProperty,
+						"only a concurrency limit counts concurrent-requests, and this limit is a "
+								+ spelled(algorithm),
+						"Remove the unit, or set algorithm to concurrency");
+			}
+		}
 		LimitDefinition definition = LimitDefinition.builder(limit)
+			.unit(unit)
 			.cost(cost)
 			.key(key)
 			.keyExpression(merged.keyExpression())
@@ -281,12 +316,19 @@ public final class LimitResolver {
 		if (!claim) {
 			return definition;
 		}
-		Resolved previous = this.byName.putIfAbsent(name, new Resolved(limit, origin));
+		Resolved previous = this.byName.putIfAbsent(name, new Resolved(limit, definition.unit(), origin));
 		if (previous != null && !previous.limit.equals(limit)) {
 			throw new RateLimitConfigurationException(origin,
 					"limit '" + name + "' is also defined at " + previous.origin + " with different settings ("
 							+ describe(previous.limit) + " there, " + describe(limit) + " here)",
 					"Give the limits different names, or move the settings to " + policyProperty(name));
+		}
+		if (previous != null && !previous.unit.equals(definition.unit())) {
+			// one bucket counts one thing: its headers could not say which
+			throw new RateLimitConfigurationException(origin,
+					"limit '" + name + "' is also defined at " + previous.origin + " counting " + previous.unit
+							+ ", and here counting " + definition.unit(),
+					"Give the limits different names, or set the unit once in " + policyProperty(name) + ".unit");
 		}
 		this.claims.putIfAbsent(new Place(name, origin),
 				new Claim(definition, sources(name, inline, origin, inlineWins), new CopyOnWriteArraySet<>()));
@@ -308,6 +350,7 @@ public final class LimitResolver {
 		sources.put("shadow", origins.source(LimitSettings::shadow, "shadow"));
 		sources.put("calendar", origins.source(LimitSettings::calendar, "calendar"));
 		sources.put("timeZone", origins.source(LimitSettings::timeZone, "time-zone"));
+		sources.put("unit", origins.source(LimitSettings::unit, "unit"));
 		return sources;
 	}
 
@@ -326,7 +369,7 @@ public final class LimitResolver {
 				+ (limit.isCalendar() ? " calendar=" + limit.calendar() + " time-zone=" + limit.timeZone() : "");
 	}
 
-	private record Resolved(RateLimit limit, String origin) {
+	private record Resolved(RateLimit limit, String unit, String origin) {
 	}
 
 	private record Place(String name, String origin) {

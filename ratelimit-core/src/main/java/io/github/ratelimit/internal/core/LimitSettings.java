@@ -29,10 +29,11 @@ import io.github.ratelimit.KeySource;
  * @param timeZone the time zone of a calendar quota
  * @param countStatuses the outcomes that count, already validated where they were written
  * (final HTTP statuses, parsed by the web layer); {@code null} means not set
+ * @param unit what the limit's quota counts, such as {@code tokens}; empty means not set
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
 		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
-		CalendarPeriod calendar, ZoneId timeZone, CountedOutcomes countStatuses) {
+		CalendarPeriod calendar, ZoneId timeZone, CountedOutcomes countStatuses, String unit) {
 
 	/** Settings that set nothing. */
 	public static final LimitSettings EMPTY = builder().build();
@@ -40,6 +41,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
 		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+		unit = (unit != null && !unit.isEmpty()) ? unit : null;
 	}
 
 	/**
@@ -54,7 +56,7 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
 				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait),
 				pick(override.calendar, this.calendar), pick(override.timeZone, this.timeZone),
-				pick(override.countStatuses, this.countStatuses));
+				pick(override.countStatuses, this.countStatuses), pick(override.unit, this.unit));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {
@@ -97,6 +99,8 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		private ZoneId timeZone;
 
 		private CountedOutcomes countStatuses;
+
+		private String unit;
 
 		private Builder() {
 		}
@@ -232,13 +236,24 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		}
 
 		/**
+		 * Sets what the limit's quota counts.
+		 * @param unit the quota unit, such as {@code tokens}, or {@code null} or empty to
+		 * leave it unset
+		 * @return this builder
+		 */
+		public Builder unit(String unit) {
+			this.unit = unit;
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 */
 		public LimitSettings build() {
 			return new LimitSettings(this.algorithm, this.capacity, this.refillTokens, this.period, this.cost,
 					this.key, this.keyExpression, this.failMode, this.shadow, this.maxWait, this.calendar,
-					this.timeZone, this.countStatuses);
+					this.timeZone, this.countStatuses, this.unit);
 		}
 
 	}

@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param definition the effective definition there
  * @param sources by property ({@code algorithm}, {@code capacity}, {@code refillTokens},
  * {@code period}, {@code cost}, {@code key}, {@code keyExpression}, {@code failMode},
- * {@code shadow}, {@code calendar}, {@code timeZone}): {@value #ANNOTATION}, the property
+ * {@code shadow}, {@code calendar}, {@code timeZone}, {@code unit}): {@value #ANNOTATION}, the property
  * that set it (such as {@code ratelimit.policies.search.capacity}) or {@value #DEFAULT}
  * @param routes the routes the place guards, such as {@code GET /orders/{id}}; empty
  * outside web requests

@@ -201,10 +201,13 @@ public class RateLimitsEndpoint {
 	 * {@code MONTH}), whose windows turn over at local midnight; {@code null} otherwise
 	 * @param timeZone the time zone of a calendar quota, such as {@code Europe/Berlin};
 	 * {@code null} otherwise
+	 * @param unit what the quota counts: {@code requests}, {@code concurrent-requests} or
+	 * a unit of the application's such as {@code tokens}
 	 */
 	public record LimitDescriptor(String name, String id, String algorithm, long capacity, long refillTokens,
 			String period, String failMode, boolean shadow, String policy, CandidateDescriptor candidate,
-			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards, String calendar, String timeZone) {
+			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards, String calendar, String timeZone,
+			String unit) {
 
 		static LimitDescriptor of(List<ResolvedLimit> places, String policy) {
 			ResolvedLimit first = places.get(0);
@@ -222,7 +225,7 @@ public class RateLimitsEndpoint {
 					limit.refillTokens(), limit.period().toString(), limit.failMode().name(), limit.shadow(), policy,
 					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, plans, List.copyOf(guards),
 					limit.isCalendar() ? limit.calendar().name() : null,
-					limit.isCalendar() ? limit.timeZone().getId() : null);
+					limit.isCalendar() ? limit.timeZone().getId() : null, first.definition().unit());
 		}
 
 	}

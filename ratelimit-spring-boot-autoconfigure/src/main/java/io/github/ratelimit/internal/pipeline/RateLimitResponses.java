@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.AlgorithmSpec;
+import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitDecision;
 
@@ -39,6 +40,9 @@ public final class RateLimitResponses {
 
 	private final HeaderStyle style;
 
+	/** What the quota of a limit counts, by limit name; {@code null} for requests. */
+	private final Function<String, String> units;
+
 	/** What the headers say of a limit that changes only with the limit, by limit name. */
 	private final Map<String, LimitText> texts = new ConcurrentHashMap<>();
 
@@ -58,11 +62,24 @@ public final class RateLimitResponses {
 	private final String[] singleNames;
 
 	/**
-	 * Creates a writer.
+	 * Creates a writer whose rate limits all count requests, but for those on calls in
+	 * flight.
 	 * @param style the header style
 	 */
 	public RateLimitResponses(HeaderStyle style) {
+		this(style, (name) -> null);
+	}
+
+	/**
+	 * Creates a writer.
+	 * @param style the header style
+	 * @param units what the quota of a limit counts, by limit name, as the IETF quota unit;
+	 * {@code null} or {@code requests} for requests. Asked once per limit, when its header
+	 * text is built.
+	 */
+	public RateLimitResponses(HeaderStyle style, Function<String, String> units) {
 		this.style = style;
+		this.units = units;
 		String prefix = (style == HeaderStyle.X_RATELIMIT) ? "X-RateLimit-" : "RateLimit-";
 		this.singleNames = new String[] { prefix + "Limit", prefix + "Remaining", prefix + "Reset" };
 	}
@@ -258,17 +275,38 @@ public final class RateLimitResponses {
 		if (cached != null && cached.capacity() == limit.capacity() && cached.windowSeconds() == window) {
 			return cached;
 		}
-		String quoted = (cached != null) ? cached.quoted() : sfString(limit.name());
+		String quoted;
+		String unit;
+		if (cached != null) {
+			quoted = cached.quoted();
+			unit = cached.unit();
+		}
+		else {
+			quoted = sfString(limit.name());
+			unit = unitParameter(limit);
+		}
 		// a limit on calls in flight counts concurrent requests and has no window: the draft's
 		// quota unit says so, where q=2;w=60 would read as two requests a minute
 		String policy = AlgorithmSpec.of(limit.algorithm()).heldInFlight()
-				? quoted + ";q=" + limit.capacity() + ";qu=\"concurrent-requests\""
-				: quoted + ";q=" + limit.capacity() + ";w=" + window;
-		LimitText text = new LimitText(quoted, limit.capacity(), window, policy);
+				? quoted + ";q=" + limit.capacity() + unit
+				: quoted + ";q=" + limit.capacity() + unit + ";w=" + window;
+		LimitText text = new LimitText(quoted, unit, limit.capacity(), window, policy);
 		if (cached != null || this.texts.size() < MAX_CACHED_NAMES) {
 			this.texts.put(limit.name(), text);
 		}
 		return text;
+	}
+
+	/**
+	 * The {@code qu} parameter of a limit's policy item: none for requests, the draft's
+	 * default unit, so that a limit counting requests reads as it always did.
+	 */
+	private String unitParameter(RateLimit limit) {
+		if (AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
+			return ";qu=\"concurrent-requests\"";
+		}
+		String unit = this.units.apply(limit.name());
+		return (unit == null || unit.equals(LimitDefinition.REQUESTS)) ? "" : ";qu=" + sfString(unit);
 	}
 
 	/**
@@ -280,8 +318,11 @@ public final class RateLimitResponses {
 		return this.texts.size();
 	}
 
-	/** A limit's quoted name, and the last {@code RateLimit-Policy} item built for it with what it says. */
-	private record LimitText(String quoted, long capacity, long windowSeconds, String policy) {
+	/**
+	 * A limit's quoted name and {@code qu} parameter (which change only with the name), and
+	 * the last {@code RateLimit-Policy} item built for it with what it says.
+	 */
+	private record LimitText(String quoted, String unit, long capacity, long windowSeconds, String policy) {
 	}
 
 	private static void single(BiConsumer<String, String> headers, String prefix, RateLimitDecision decision) {

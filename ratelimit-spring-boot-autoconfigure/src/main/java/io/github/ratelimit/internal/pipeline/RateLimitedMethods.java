@@ -191,6 +191,7 @@ public final class RateLimitedMethods {
 			.maxWait(maxWait)
 			.calendar(unlessDefault(annotation, "calendar"))
 			.timeZone(timeZone)
+			.unit(annotation.getString("unit"))
 			.countStatuses(countStatuses.countsAll() ? null : countStatuses)
 			.build();
 		return new AnnotatedLimit(name, settings, expression, origin, suffix, outcomes);

@@ -3,6 +3,8 @@ package io.github.ratelimit.internal.pipeline;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +54,69 @@ class RateLimitResponsesTests {
 	}
 
 	@Test
+	void advertisesTheUnitOfALimitThatCountsSomethingElseThanRequestsBesideTheRequestLimits() {
+		RateLimitResponses writer = new RateLimitResponses(HeaderStyle.IETF,
+				Map.of("chat-tokens", "tokens", "chat", "requests")::get);
+		RateLimit chat = RateLimit.of("chat", Algorithm.FIXED_WINDOW, 60, Duration.ofMinutes(1));
+		RateLimit tokens = RateLimit.of("chat-tokens", Algorithm.TOKEN_BUCKET, 100_000, Duration.ofMinutes(1));
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		writer.headers(List.of(allowed(chat, 59, 60_000_000), allowed(tokens, 99_500, 300_000)), response::setHeader);
+		// each item is keyed by its limit's name: clients tell the tokens from the requests
+		assertThat(response.getHeader("RateLimit-Policy"))
+			.isEqualTo("\"chat\";q=60;w=60, \"chat-tokens\";q=100000;qu=\"tokens\";w=60");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"chat\";r=59;t=60, \"chat-tokens\";r=99500;t=1");
+		ProblemResponse rejected = writer
+			.rejection(List.of(new RateLimitDecision(tokens, false, 200, 3_000_000, 3_000_000, 0)));
+		assertThat(rejected.headers())
+			.containsEntry("RateLimit-Policy", "\"chat-tokens\";q=100000;qu=\"tokens\";w=60")
+			.containsEntry("RateLimit", "\"chat-tokens\";r=200;t=3")
+			.containsEntry("Retry-After", "3");
+	}
+
+	@Test
+	void asksForTheUnitOfALimitOnceWhateverItsPlanOrPathOfRendering() {
+		AtomicInteger asked = new AtomicInteger();
+		RateLimitResponses writer = new RateLimitResponses(HeaderStyle.IETF, (name) -> {
+			asked.incrementAndGet();
+			return "content-bytes";
+		});
+		RateLimit free = RateLimit.of("uploads", Algorithm.TOKEN_BUCKET, 1_000, Duration.ofMinutes(1));
+		RateLimit pro = RateLimit.of("uploads", Algorithm.TOKEN_BUCKET, 50_000, Duration.ofMinutes(1));
+		for (int i = 0; i < 3; i++) {
+			assertThat(policy(writer, allowed(free, 10, 1_000_000))).isEqualTo("\"uploads\";q=1000;qu=\"content-bytes\";w=60");
+			assertThat(policy(writer, allowed(pro, 10, 1_000_000)))
+				.isEqualTo("\"uploads\";q=50000;qu=\"content-bytes\";w=60");
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			writer.headers(free, 10, 1_000_000, 60_000_000, (name, value) -> response.setHeader(name, value.toString()));
+			assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"uploads\";q=1000;qu=\"content-bytes\";w=60");
+			assertThat(response.getHeader("RateLimit")).isEqualTo("\"uploads\";r=10;t=1");
+		}
+		assertThat(asked).hasValue(1);
+	}
+
+	@Test
+	void aLimitOnCallsInFlightCountsConcurrentRequestsWhateverUnitIsGiven() {
+		RateLimitResponses writer = new RateLimitResponses(HeaderStyle.IETF, (name) -> "tokens");
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 2, Duration.ofMinutes(1));
+		assertThat(policy(writer, allowed(exports, 1, 0))).isEqualTo("\"exports\";q=2;qu=\"concurrent-requests\"");
+	}
+
+	@Test
+	void singleLimitStylesHaveNoUnitToSay() {
+		RateLimit tokens = RateLimit.of("chat-tokens", Algorithm.TOKEN_BUCKET, 100_000, Duration.ofMinutes(1));
+		for (HeaderStyle style : List.of(HeaderStyle.DRAFT_06, HeaderStyle.X_RATELIMIT)) {
+			String prefix = (style == HeaderStyle.X_RATELIMIT) ? "X-RateLimit-" : "RateLimit-";
+			RateLimitResponses writer = new RateLimitResponses(style, (name) -> "tokens");
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			writer.headers(List.of(allowed(tokens, 99_500, 300_000)), response::setHeader);
+			assertThat(response.getHeader(prefix + "Limit")).isEqualTo("100000");
+			assertThat(response.getHeader(prefix + "Remaining")).isEqualTo("99500");
+			assertThat(response.getHeader(prefix + "Reset")).isEqualTo("1");
+			assertThat(response.getHeader("RateLimit-Policy")).isNull();
+		}
+	}
+
+	@Test
 	void policyFollowsThePlanAndTheCalendarWindowOfEachDecisionOfOneLimit() {
 		RateLimit free = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
 		RateLimit pro = RateLimit.of("orders", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
@@ -83,8 +148,12 @@ class RateLimitResponsesTests {
 	}
 
 	private String policy(RateLimitDecision decision) {
+		return policy(this.writer, decision);
+	}
+
+	private static String policy(RateLimitResponses writer, RateLimitDecision decision) {
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.writer.headers(List.of(decision), response::setHeader);
+		writer.headers(List.of(decision), response::setHeader);
 		return response.getHeader("RateLimit-Policy");
 	}
 
