@@ -23,8 +23,9 @@ import io.github.ratelimit.store.RateLimitResult;
  * {@link StageDecider} decides each stage all-or-nothing across stages, the
  * {@link VerdictRenderer} renders the answer and the {@link OutcomeSettlement} gives back
  * what a request's outcome does not count. Web stacks adapt their request type to
- * {@link RateLimitRequest}, keep one {@link RequestLimits} per request and write what the
- * {@link Verdict} says.
+ * {@link RateLimitRequest}, keep one {@link RequestLimits} per request (none for a
+ * request whose route stage nothing can follow, see {@link #decidesAlone}) and write what
+ * the {@link Verdict} says.
  */
 public final class RequestRateLimiter {
 
