@@ -13,6 +13,7 @@ import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.pipeline.ClientIpResolver;
 import io.github.ratelimit.internal.pipeline.RateLimitResponses;
+import io.github.ratelimit.internal.pipeline.RateLimitedMethods;
 import io.github.ratelimit.internal.pipeline.RequestIdentityResolver;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.pipeline.RouteLimit;
@@ -50,12 +51,15 @@ class RateLimitPipelineConfiguration {
 	@ConditionalOnMissingBean
 	RequestRateLimiter requestRateLimiter(RateLimiter rateLimiter, RequestIdentityResolver requestIdentityResolver,
 			RateLimitResponses rateLimitResponses, RateLimitProperties properties, LimitResolver rateLimitResolver,
-			PlanResolver rateLimitPlanResolver) {
+			PlanResolver rateLimitPlanResolver, ObjectProvider<RateLimitedMethods> rateLimitedMethods) {
 		List<RouteLimit> routes = RateLimitRoutesMapper.routes(properties, rateLimitResolver);
+		RateLimitedMethods methods = rateLimitedMethods.getIfAvailable();
 		return RequestRateLimiter.builder(rateLimiter, rateLimitResponses)
 			.identities(requestIdentityResolver)
 			.routes(routes)
 			.plans(rateLimitPlanResolver)
+			// a request's route stage keeps a state only when a limited call could join it
+			.callLimits((methods != null) ? methods::anyFound : () -> true)
 			.build();
 	}
 

@@ -272,6 +272,24 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aRouteStageIsDecidedAloneOnlyInAnApplicationWhereNoMethodIsLimited() {
+		String[] route = { "ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=5",
+				"ratelimit.routes[0].key=ip" };
+		ServletRateLimitRequest request = new ServletRateLimitRequest(new MockHttpServletRequest("GET", "/api/items"));
+		this.webContextRunner.withPropertyValues(route).run((context) -> {
+			RequestRateLimiter limiter = context.getBean(RequestRateLimiter.class);
+			assertThat(limiter.decidesAlone(limiter.matchRoutes(request))).isTrue();
+		});
+		this.webContextRunner.withPropertyValues(route)
+			.withUserConfiguration(SearchServiceConfiguration.class)
+			.run((context) -> {
+				RequestRateLimiter limiter = context.getBean(RequestRateLimiter.class);
+				assertThat(limiter.decidesAlone(limiter.matchRoutes(request))).as("a limited call may join the request")
+					.isFalse();
+			});
+	}
+
+	@Test
 	void annotatedBeansAreStillLimitedInAnApplicationThatIsNotAWebApplication() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();

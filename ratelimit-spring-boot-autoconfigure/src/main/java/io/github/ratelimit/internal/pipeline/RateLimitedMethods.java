@@ -39,6 +39,9 @@ public final class RateLimitedMethods {
 
 	private final Map<MethodClassKey, List<AnnotatedLimit>> cache = new ConcurrentHashMap<>();
 
+	/** Whether some method looked at so far carries a limit; never goes back to {@code false}. */
+	private volatile boolean found;
+
 	/**
 	 * The limits applying to a method invoked on a target class.
 	 * @param method the method
@@ -47,7 +50,23 @@ public final class RateLimitedMethods {
 	 * @throws RateLimitConfigurationException when an annotation is invalid
 	 */
 	public List<AnnotatedLimit> find(Method method, Class<?> targetClass) {
-		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> parse(method, targetClass));
+		List<AnnotatedLimit> limits = this.cache.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> parse(method, targetClass));
+		if (!limits.isEmpty() && !this.found) {
+			this.found = true;
+		}
+		return limits;
+	}
+
+	/**
+	 * Whether some method looked at so far carries a limit. Every bean's methods are
+	 * looked at as it is proxied and again once every singleton exists (to validate
+	 * them), before a web server takes requests: until one is found, no call made while
+	 * a request is handled is limited, and a request's route stage is all there is.
+	 * @return whether a limited method was found
+	 */
+	public boolean anyFound() {
+		return this.found;
 	}
 
 	/**

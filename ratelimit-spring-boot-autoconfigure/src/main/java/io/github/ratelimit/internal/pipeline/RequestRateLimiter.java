@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.PlanResolver;
@@ -22,8 +23,9 @@ import io.github.ratelimit.store.RateLimitResult;
  * {@link StageDecider} decides each stage all-or-nothing across stages, the
  * {@link VerdictRenderer} renders the answer and the {@link OutcomeSettlement} gives back
  * what a request's outcome does not count. Web stacks adapt their request type to
- * {@link RateLimitRequest}, keep one {@link RequestLimits} per request and write what the
- * {@link Verdict} says.
+ * {@link RateLimitRequest}, keep one {@link RequestLimits} per request (none for a
+ * request whose route stage nothing can follow, see {@link #decidesAlone}) and write what
+ * the {@link Verdict} says.
  */
 public final class RequestRateLimiter {
 
@@ -39,6 +41,8 @@ public final class RequestRateLimiter {
 
 	private final boolean decidesOnCallingThread;
 
+	private final BooleanSupplier callLimits;
+
 	private RequestRateLimiter(Builder builder) {
 		this.routes = new RouteMatcher(builder.routes);
 		this.binder = new LimitBinder(builder.identities, builder.plans);
@@ -46,6 +50,7 @@ public final class RequestRateLimiter {
 		this.decider = new StageDecider(builder.limiter, this.renderer);
 		this.settlement = new OutcomeSettlement(builder.limiter);
 		this.decidesOnCallingThread = builder.limiter.decidesOnCallingThread();
+		this.callLimits = builder.callLimits;
 	}
 
 	/**
@@ -131,6 +136,39 @@ public final class RequestRateLimiter {
 		}
 		List<Acquisition> now = this.binder.routeStage(request, matched, state);
 		return now.isEmpty() ? null : this.decider.decide(now, state);
+	}
+
+	/**
+	 * Whether the first stage of a request with no state yet, matching {@code matched},
+	 * leaves nothing to do afterwards, so that it is decided with
+	 * {@link #decideAlone} and the request keeps no state: one route limit keyed without
+	 * the principal, with no candidate, counting every status (no permit held, nothing to
+	 * settle), and no limited call that could join the request and reject it (which would
+	 * give the stage back and list its decision).
+	 * @param matched the route limits the request matches ({@link #matchRoutes})
+	 * @return whether the stage is decided alone
+	 */
+	public boolean decidesAlone(List<RouteLimit> matched) {
+		return matched.size() == 1 && LimitBinder.bindsAlone(matched.get(0).definition())
+				&& !this.callLimits.getAsBoolean();
+	}
+
+	/**
+	 * Decides the first stage of a request as
+	 * {@link #decideRouteStage(RateLimitRequest, List, RequestLimits)} and then
+	 * {@link #writeHeaders} would, for a stage {@link #decidesAlone} says leaves nothing to
+	 * do: the headers of a stage that proceeds are written at once, from the decision the
+	 * store wrote for this thread, so that an admitted request allocates nothing.
+	 * @param request the request
+	 * @param route the one route limit it matches
+	 * @param headers receives each header when the request proceeds; a value is valid
+	 * until it returns
+	 * @return the verdict
+	 */
+	public Verdict decideAlone(RateLimitRequest request, RouteLimit route, RateLimitResponses.HeaderSink headers) {
+		LimitDefinition definition = route.definition();
+		return this.decider.decideAlone(definition.limit(), this.binder.identity(definition, request),
+				definition.cost(), headers);
 	}
 
 	/**
@@ -344,6 +382,8 @@ public final class RequestRateLimiter {
 
 		private PlanResolver plans;
 
+		private BooleanSupplier callLimits = () -> true;
+
 		private Builder(RateLimiter limiter, RateLimitResponses responses) {
 			this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
 			this.responses = Objects.requireNonNull(responses, "responses must not be null");
@@ -376,6 +416,18 @@ public final class RequestRateLimiter {
 		 */
 		public Builder plans(PlanResolver plans) {
 			this.plans = plans;
+			return this;
+		}
+
+		/**
+		 * Sets whether calls made while a request is handled may be limited (some method
+		 * carries {@code @RateLimited}): their stages join the request's, so its route stage
+		 * keeps a state for them. Asked per request; by default they may.
+		 * @param callLimits whether limited calls may join a request
+		 * @return this builder
+		 */
+		public Builder callLimits(BooleanSupplier callLimits) {
+			this.callLimits = Objects.requireNonNull(callLimits, "callLimits must not be null");
 			return this;
 		}
 

@@ -92,6 +92,40 @@ public final class StageDecider {
 	}
 
 	/**
+	 * Decides the first stage of a request that keeps no state, of one limit for one
+	 * identity, on the calling thread: as {@link #decideSingle}, with the headers of a
+	 * stage that proceeds written at once from this thread's decision object, so that an
+	 * admitted request allocates nothing. A stage that is not admitted (or only by a
+	 * shadow limit) is recorded in a state of its own, for its answer.
+	 * @param limit the limit
+	 * @param identity the identity
+	 * @param cost the cost
+	 * @param headers receives the headers of a stage that proceeds
+	 * @return the verdict
+	 */
+	Verdict decideAlone(RateLimit limit, String identity, long cost, RateLimitResponses.HeaderSink headers) {
+		MutableDecision decision = this.inPlace.get();
+		try {
+			this.limiter.acquire(limit, identity, cost, 0, decision);
+		}
+		catch (RateLimitUnavailableException ex) {
+			return new Verdict(this.renderer.unavailable(null, ex), 0);
+		}
+		if (!decision.allowed()) {
+			RequestLimits state = new RequestLimits();
+			Verdict verdict = verdict(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), state,
+					false);
+			if (verdict.proceeds()) {
+				this.renderer.writeHeaders(state, headers);
+			}
+			return verdict;
+		}
+		this.renderer.writeHeaders(decision, headers);
+		long delay = decision.delayMicros();
+		return (delay > 0 && !limit.shadow()) ? new Verdict(null, delay) : Verdict.PROCEED;
+	}
+
+	/**
 	 * Decides one stage of a request without holding the calling thread, for event
 	 * loops; otherwise as {@link #decide}. With a wait, token and leaky buckets reserve a
 	 * slot up to {@code maxWaitMicros} ahead (the verdict's delay), and a stage the

@@ -6,6 +6,7 @@ import java.util.function.BiConsumer;
 
 import io.github.ratelimit.RateLimitUnavailableException;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.store.MutableDecision;
 import io.github.ratelimit.store.RateLimitDecision;
 
 /**
@@ -109,6 +110,17 @@ public final class VerdictRenderer {
 		if (!state.writeKeptHeaders(this.responses, headers)) {
 			this.responses.headers(state.decisions(), headers::header);
 		}
+	}
+
+	/**
+	 * The rate limit headers of a stage's one admitting decision, as the store wrote it
+	 * for the calling thread, handing values as text the renderer reuses.
+	 * @param decision the decision, read here only
+	 * @param headers receives each header; a value is valid until it returns
+	 */
+	void writeHeaders(MutableDecision decision, RateLimitResponses.HeaderSink headers) {
+		this.responses.headers(decision.limit(), decision.remaining(), decision.resetMicros(),
+				decision.windowMicros(), headers);
 	}
 
 }

@@ -50,12 +50,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			ServletRateLimitRequest view = new ServletRateLimitRequest(request);
 			List<RouteLimit> matched = this.limiter.matchRoutes(view);
 			// a request no route matches gets no state: nothing to record, settle or give back
-			if (!matched.isEmpty()) {
-				RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
-				Verdict verdict = this.limiter.decideRouteStage(view, matched, state);
-				if (verdict != null && !ServletRateLimitRequest.apply(verdict, state, response, this.limiter)) {
-					return;
-				}
+			if (!matched.isEmpty() && !limitRouteStage(view, matched, request, response)) {
+				return;
 			}
 		}
 		boolean completed = false;
@@ -66,6 +62,20 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		finally {
 			settle(request, response, completed);
 		}
+	}
+
+	/** Decides the route stage of a request and carries out its verdict; whether it may proceed. */
+	private boolean limitRouteStage(ServletRateLimitRequest view, List<RouteLimit> matched,
+			HttpServletRequest request, HttpServletResponse response) throws IOException {
+		if (ServletRateLimitRequest.state(request) == null && this.limiter.decidesAlone(matched)) {
+			// nothing follows the stage: the request keeps no state, and the headers are written now
+			Verdict verdict = this.limiter.decideAlone(view, matched.get(0),
+					(name, value) -> ServletRateLimitRequest.setHeader(response, name, value.toString()));
+			return ServletRateLimitRequest.applyWritten(verdict, response);
+		}
+		RequestLimits state = ServletRateLimitRequest.stateOrCreate(request);
+		Verdict verdict = this.limiter.decideRouteStage(view, matched, state);
+		return verdict == null || ServletRateLimitRequest.apply(verdict, state, response, this.limiter);
 	}
 
 	/**

@@ -127,6 +127,29 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 		}
 		// the response takes strings: the one each value needs is made here
 		limiter.writeHeaders(state, (name, value) -> setHeader(response, name, value.toString()));
+		hold(verdict);
+		return true;
+	}
+
+	/**
+	 * Carries out the verdict of a stage whose headers are written already
+	 * ({@link RequestRateLimiter#decideAlone}): the drain delay of an admitted stage, or the
+	 * problem response.
+	 * @param verdict the verdict
+	 * @param response the response
+	 * @return whether the request may proceed
+	 * @throws IOException when the problem cannot be written
+	 */
+	public static boolean applyWritten(Verdict verdict, HttpServletResponse response) throws IOException {
+		if (!verdict.proceeds()) {
+			write(response, verdict.problem());
+			return false;
+		}
+		hold(verdict);
+		return true;
+	}
+
+	private static void hold(Verdict verdict) {
 		if (verdict.delayMicros() > 0) {
 			try {
 				// a leaky bucket smooths the output: hold the request until its drain slot
@@ -136,7 +159,6 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 				Thread.currentThread().interrupt();
 			}
 		}
-		return true;
 	}
 
 	/**
