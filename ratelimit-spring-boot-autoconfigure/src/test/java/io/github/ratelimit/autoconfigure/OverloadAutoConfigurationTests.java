@@ -106,8 +106,12 @@ class OverloadAutoConfigurationTests {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				assertThat(registry.get("ratelimit.overload.limit").gauge().value()).isEqualTo(30);
 				assertThat(registry.get("ratelimit.overload.in.flight").gauge().value()).isZero();
-				assertThat(registry.get("ratelimit.overload.shed").functionCounters()).hasSize(3)
+				// by priority and reason: only critical requests wait, so only they have a queue and a wait
+				assertThat(registry.get("ratelimit.overload.shed").functionCounters()).hasSize(5)
 					.allSatisfy((counter) -> assertThat(counter.getId().getTag("result")).isEqualTo("shed"));
+				assertThat(registry.get("ratelimit.overload.shed").tag("priority", "critical").functionCounters())
+					.extracting((counter) -> counter.getId().getTag("reason"))
+					.containsExactlyInAnyOrder("limit", "queue", "wait");
 			});
 		this.servletRunner.withPropertyValues("ratelimit.overload.enabled=true")
 			.run((context) -> assertThat(context).doesNotHaveBean(OverloadMetrics.class));

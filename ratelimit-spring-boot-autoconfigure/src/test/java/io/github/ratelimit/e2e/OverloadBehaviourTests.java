@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -153,12 +154,14 @@ abstract class OverloadBehaviourTests {
 	@Test
 	void aCriticalRequestWaitingLongerThanTheCriticalWaitIsShedOnce() {
 		double shedBefore = shedCount("critical", "shed");
+		double shedWaitBefore = shedCount("critical", "shed", "wait");
 		double waitedShedBefore = waitedCount("shed");
 		this.http.hold(10, "X-Priority", "critical");
 		HttpResponse<String> shed = this.http.get("/quick", "X-Priority", "critical");
 		assertThat(shed.statusCode()).isEqualTo(503);
 		assertThat(shed.body()).contains("critical");
 		assertThat(shedCount("critical", "shed")).isEqualTo(shedBefore + 1);
+		assertThat(shedCount("critical", "shed", "wait")).isEqualTo(shedWaitBefore + 1);
 		assertThat(waitedCount("shed")).isEqualTo(waitedShedBefore + 1);
 		assertThat(this.limiter.waiting()).isZero();
 		assertThat(this.limiter.inFlight()).isEqualTo(10);
@@ -176,6 +179,17 @@ abstract class OverloadBehaviourTests {
 		return this.meterRegistry.get("ratelimit.overload.shed")
 			.tag("priority", priority)
 			.tag("result", result)
+			.functionCounters()
+			.stream()
+			.mapToDouble(FunctionCounter::count)
+			.sum();
+	}
+
+	double shedCount(String priority, String result, String reason) {
+		return this.meterRegistry.get("ratelimit.overload.shed")
+			.tag("priority", priority)
+			.tag("result", result)
+			.tag("reason", reason)
 			.functionCounter()
 			.count();
 	}

@@ -70,8 +70,8 @@ final class CriticalWaiters {
 			return permit;
 		}
 		Waiter waiter = new Waiter(Thread.currentThread(), null);
-		if (!join(waiter)) {
-			return this.limiter.shedCritical();
+		if (!join(waiter, maxWaitNanos)) {
+			return this.limiter.shedCritical(ShedReason.QUEUE);
 		}
 		long deadline = ticker.getAsLong() + maxWaitNanos;
 		boolean interrupted = false;
@@ -99,8 +99,11 @@ final class CriticalWaiters {
 		}
 		CompletableFuture<Permit> future = new CompletableFuture<>();
 		Waiter waiter = new Waiter(null, future);
-		if (this.closed || !join(waiter)) {
-			return CompletableFuture.completedFuture(this.limiter.shedCritical());
+		if (this.closed) {
+			return CompletableFuture.completedFuture(this.limiter.shedCritical(ShedReason.WAIT));
+		}
+		if (!join(waiter, maxWaitNanos)) {
+			return CompletableFuture.completedFuture(this.limiter.shedCritical(ShedReason.QUEUE));
 		}
 		if (waiter.waits()) {
 			try {
@@ -130,8 +133,8 @@ final class CriticalWaiters {
 	 * Queues a waiter, then admits waiters if a place is free: a release that looked for
 	 * waiters before this one joined has given its place back to the pool.
 	 */
-	private boolean join(Waiter waiter) {
-		if (!enqueue(waiter, this.limiter.limit())) {
+	private boolean join(Waiter waiter, long maxWaitNanos) {
+		if (!enqueue(waiter, this.limiter.queueBound(maxWaitNanos))) {
 			return false;
 		}
 		drain();
@@ -144,7 +147,7 @@ final class CriticalWaiters {
 			return false;
 		}
 		remove(waiter);
-		this.limiter.shedCritical();
+		this.limiter.shedCritical(ShedReason.WAIT);
 		this.shedCount.increment();
 		return true;
 	}

@@ -33,8 +33,8 @@ import io.github.ratelimit.RequestPriority;
  * <p>
  * With a critical wait, a critical request that finds the limit full may wait for a place
  * ({@link #acquire} parks the thread, {@link #acquireAsync} completes a future), at most
- * as many as the limit allows, oldest first. A released place then passes straight to the
- * oldest waiter, and while any waits no normal or sheddable request is admitted: the
+ * as many as the places that free up within the wait, oldest first. A released place then
+ * passes straight to the oldest waiter, and while any waits no normal or sheddable request is admitted: the
  * place a sheddable request would take is the one a critical request misses a moment
  * later. Without waiters this costs an admission one more volatile read, and a release
  * two: one to find a waiter to hand the place to, one after giving it back for a waiter that
@@ -56,7 +56,8 @@ public final class OverloadLimiter implements AutoCloseable {
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
-	private final LongAdder[] shed = new LongAdder[PRIORITIES];
+	/** Calls turned away, by priority and reason (ordinals). */
+	private final LongAdder[][] shed = new LongAdder[PRIORITIES][ShedReason.values().length];
 
 	private final ReentrantLock sampling = new ReentrantLock();
 
@@ -65,6 +66,13 @@ public final class OverloadLimiter implements AutoCloseable {
 	private final long criticalWaitNanos;
 
 	private final CriticalWaiters waiters;
+
+	/**
+	 * The fastest recent round trip, 0 before the first sample: a faster sample replaces
+	 * it, a slower one moves it by 1/64 of the difference, so a burst of slow calls (a
+	 * pause, a queue) raises it little. Written under the sampling lock.
+	 */
+	private volatile long fastRttNanos;
 
 	/** The ceiling of each priority, by ordinal; replaced whole when the limit changes. */
 	private volatile int[] ceilings;
@@ -78,8 +86,10 @@ public final class OverloadLimiter implements AutoCloseable {
 		this.criticalWaitNanos = builder.criticalWait.toNanos();
 		this.waiters = new CriticalWaiters(this, builder.timer);
 		this.ceilings = ceilings(Math.max(1, this.algorithm.limit()));
-		for (int i = 0; i < PRIORITIES; i++) {
-			this.shed[i] = new LongAdder();
+		for (LongAdder[] byReason : this.shed) {
+			for (int i = 0; i < byReason.length; i++) {
+				byReason[i] = new LongAdder();
+			}
 		}
 	}
 
@@ -101,7 +111,7 @@ public final class OverloadLimiter implements AutoCloseable {
 	 */
 	public Permit tryAcquire(RequestPriority priority) {
 		Permit permit = admit(priority);
-		return (permit != null) ? permit : overLimit(priority);
+		return (permit != null) ? permit : overLimit(priority, ShedReason.LIMIT);
 	}
 
 	/** A permit if the priority's ceiling has room, and no critical request waits unless this is one. */
@@ -121,8 +131,8 @@ public final class OverloadLimiter implements AutoCloseable {
 		}
 	}
 
-	private Permit overLimit(RequestPriority priority) {
-		this.shed[priority.ordinal()].increment();
+	private Permit overLimit(RequestPriority priority, ShedReason reason) {
+		this.shed[priority.ordinal()][reason.ordinal()].increment();
 		if (!this.shadow) {
 			return Permit.SHED;
 		}
@@ -167,8 +177,8 @@ public final class OverloadLimiter implements AutoCloseable {
 	}
 
 	/** Turns away a critical call: the queue was full or its wait ended. */
-	Permit shedCritical() {
-		return overLimit(RequestPriority.CRITICAL);
+	Permit shedCritical(ShedReason reason) {
+		return overLimit(RequestPriority.CRITICAL, reason);
 	}
 
 	/** Takes a free place for a waiter, or answers {@code null} when the limit is full. */
@@ -183,6 +193,23 @@ public final class OverloadLimiter implements AutoCloseable {
 				return new Permit(this, current + 1, limit, false);
 			}
 		}
+	}
+
+	/**
+	 * How many critical calls may wait for a place at once: as many as the places that
+	 * free up within the wait, {@code limit × wait / round trip}, since a call queued
+	 * behind more could not be admitted in time and is better turned away at once; never
+	 * fewer than the limit.
+	 * @param maxWaitNanos how long a call waits at most
+	 */
+	int queueBound(long maxWaitNanos) {
+		int limit = limit();
+		long rtt = this.fastRttNanos;
+		if (rtt <= 0) {
+			return limit;
+		}
+		double servable = Math.ceil(limit * ((double) maxWaitNanos / rtt));
+		return (int) Math.min(Integer.MAX_VALUE, Math.max(limit, servable));
 	}
 
 	/** Returns a place claimed for waiters that had all given up. */
@@ -270,7 +297,22 @@ public final class OverloadLimiter implements AutoCloseable {
 	 * @return the count
 	 */
 	public long shed(RequestPriority priority) {
-		return this.shed[priority.ordinal()].sum();
+		long sum = 0;
+		for (LongAdder count : this.shed[priority.ordinal()]) {
+			sum += count.sum();
+		}
+		return sum;
+	}
+
+	/**
+	 * How many calls of a priority were turned away (or, in shadow mode, would have been)
+	 * for a reason since the limiter started.
+	 * @param priority the priority
+	 * @param reason why they were turned away
+	 * @return the count
+	 */
+	public long shed(RequestPriority priority, ShedReason reason) {
+		return this.shed[priority.ordinal()][reason.ordinal()].sum();
 	}
 
 	/**
@@ -323,6 +365,8 @@ public final class OverloadLimiter implements AutoCloseable {
 			return;
 		}
 		try {
+			long fast = this.fastRttNanos;
+			this.fastRttNanos = (fast == 0 || rtt <= fast) ? Math.max(1, rtt) : fast + (rtt - fast) / 64;
 			this.algorithm.onSample(permit.startNanos, rtt, permit.inFlight, permit.ceiling, dropped);
 			int limit = Math.max(1, this.algorithm.limit());
 			if (limit != limit()) {

@@ -140,6 +140,7 @@ class OverloadLimiterWaitTests {
 		this.timer.fireAll();
 		assertThat(waiter.join()).isSameAs(Permit.SHED);
 		assertThat(limiter.shed(RequestPriority.CRITICAL)).isOne();
+		assertThat(limiter.shed(RequestPriority.CRITICAL, ShedReason.WAIT)).isOne();
 		assertThat(limiter.waited(false)).isOne();
 		assertThat(limiter.waiting()).isZero();
 		this.timer.fireAll();
@@ -160,6 +161,48 @@ class OverloadLimiterWaitTests {
 		assertThat(third.join()).isSameAs(Permit.SHED);
 		assertThat(limiter.waiting()).isEqualTo(2);
 		assertThat(limiter.shed(RequestPriority.CRITICAL)).isOne();
+		assertThat(limiter.shed(RequestPriority.CRITICAL, ShedReason.QUEUE)).isOne();
+	}
+
+	@Test
+	void theQueueHoldsAsManyAsThePlacesThatFreeWithinTheWait() {
+		OverloadLimiter limiter = waiting(new RecordingLimit(2));
+		Permit first = limiter.tryAcquire(RequestPriority.CRITICAL);
+		limiter.tryAcquire(RequestPriority.CRITICAL);
+		// calls take a quarter of the wait: 2 places free 4 times within it, 8 waiters get in
+		this.now.addAndGet(WAIT / 4);
+		first.release(Outcome.SUCCEEDED);
+		limiter.tryAcquire(RequestPriority.CRITICAL);
+		List<CompletableFuture<Permit>> waiters = new ArrayList<>();
+		for (int i = 0; i < 9; i++) {
+			waiters.add(limiter.acquireAsync(RequestPriority.CRITICAL));
+		}
+		assertThat(waiters.subList(0, 8)).allSatisfy((waiter) -> assertThat(waiter).isNotDone());
+		assertThat(waiters.get(8).join()).isSameAs(Permit.SHED);
+		assertThat(limiter.waiting()).isEqualTo(8);
+		assertThat(limiter.shed(RequestPriority.CRITICAL, ShedReason.QUEUE)).isOne();
+	}
+
+	@Test
+	void aBurstOfSlowCallsBarelyShrinksTheQueue() {
+		OverloadLimiter limiter = waiting(new RecordingLimit(2));
+		Permit first = limiter.tryAcquire(RequestPriority.CRITICAL);
+		this.now.addAndGet(WAIT / 4);
+		first.release(Outcome.SUCCEEDED);
+		// a pause: calls that took the whole wait and more
+		for (int i = 0; i < 4; i++) {
+			Permit slow = limiter.tryAcquire(RequestPriority.CRITICAL);
+			this.now.addAndGet(2 * WAIT);
+			slow.release(Outcome.SUCCEEDED);
+		}
+		limiter.tryAcquire(RequestPriority.CRITICAL);
+		limiter.tryAcquire(RequestPriority.CRITICAL);
+		// the fastest recent round trip rose from 25 to about 36 ms: 6 waiters, not 2
+		for (int i = 0; i < 7; i++) {
+			limiter.acquireAsync(RequestPriority.CRITICAL);
+		}
+		assertThat(limiter.waiting()).isEqualTo(6);
+		assertThat(limiter.shed(RequestPriority.CRITICAL, ShedReason.QUEUE)).isOne();
 	}
 
 	@Test

@@ -117,6 +117,28 @@ class OverloadSimulationTests {
 		assertThat(service.limiter().waited(true)).isPositive();
 	}
 
+	/**
+	 * A service that stops for 60 ms every second (a collector's pause, a starved
+	 * processor) meets a burst when it resumes: at 4x, 60 ms of critical calls are 80% of
+	 * what it serves in 60 ms, all at once, on top of the calls already waiting. A queue of
+	 * critical calls bounded by the limit turned about 4% of them away at once; bounded by
+	 * the places that free within the wait, they get in.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "16", "40" })
+	void criticalCallsThatWaitRideOutPausesOfTheService(int knee) {
+		SaturatedService service = new SaturatedService(
+				AdaptiveLimits.VEGAS.create(new LimitBounds(20, 1, 1000), Duration.ZERO), knee, BASE, 0.2)
+			.criticalWait(Duration.ofMillis(100))
+			.stalls(Duration.ofSeconds(1), Duration.ofMillis(60));
+		service.run(1, Duration.ofSeconds(10));
+		Phase quadrupled = service.run(4, Duration.ofSeconds(20));
+
+		assertThat(quadrupled.admittedShare(RequestPriority.CRITICAL)).isGreaterThanOrEqualTo(0.99);
+		assertThat(quadrupled.admittedShare(RequestPriority.SHEDDABLE)).isBetween(0.0, 0.1);
+		assertThat(service.limiter().waited(true)).isPositive();
+	}
+
 	private static SaturatedService service(AdaptiveLimits algorithm) {
 		return new SaturatedService(algorithm.create(new LimitBounds(20, 1, 1000), Duration.ZERO), KNEE, BASE, 0.2);
 	}

@@ -47,6 +47,10 @@ final class SaturatedService {
 
 	private long now;
 
+	private long stallEveryNanos;
+
+	private long stallNanos;
+
 	SaturatedService(AdaptiveLimit algorithm, int knee, Duration base, double criticalShare) {
 		this.knee = knee;
 		this.initialBase = base;
@@ -69,13 +73,34 @@ final class SaturatedService {
 	}
 
 	private Runnable schedule(long at, Runnable action) {
-		Event event = new Event(at, this.sequence++, action);
+		Event event = new Event(afterStall(at), this.sequence++, action);
 		this.events.add(event);
 		return () -> event.cancelled = true;
 	}
 
 	OverloadLimiter limiter() {
 		return this.limiter;
+	}
+
+	/**
+	 * Stalls the service (a collector's pause, a starved processor) for a length of time
+	 * every period: calls keep arriving and the dependency keeps working, but nothing the
+	 * service does (admitting, releasing, a wait's timer) happens until the stall ends,
+	 * and then all at once, in the order it was due.
+	 */
+	SaturatedService stalls(Duration every, Duration length) {
+		this.stallEveryNanos = every.toNanos();
+		this.stallNanos = length.toNanos();
+		return this;
+	}
+
+	/** When something due at a time happens: at the end of the stall it falls in, if any. */
+	private long afterStall(long at) {
+		if (this.stallEveryNanos <= 0) {
+			return at;
+		}
+		long into = Math.floorMod(at, this.stallEveryNanos);
+		return (into < this.stallNanos) ? at + (this.stallNanos - into) : at;
 	}
 
 	/**
@@ -111,12 +136,14 @@ final class SaturatedService {
 		double meanGapNanos = 1e9 / (capacity(this.initialBase) * load);
 		long start = this.now;
 		long end = start + length.toNanos();
+		// when the next call reaches the socket; the service sees it when it is not stalled
 		long nextArrival = start + gap(meanGapNanos);
 		long nextTrace = start;
 		Phase phase = new Phase(start);
 		while (true) {
 			Event first = this.events.peek();
-			long next = (first != null && first.at <= nextArrival) ? first.at : nextArrival;
+			long seen = afterStall(nextArrival);
+			long next = (first != null && first.at <= seen) ? first.at : seen;
 			while (nextTrace <= Math.min(next, end)) {
 				phase.trace(nextTrace, this.limiter.limit());
 				nextTrace += TRACE_NANOS;
@@ -133,7 +160,7 @@ final class SaturatedService {
 			}
 			else {
 				arrive(phase);
-				nextArrival = this.now + gap(meanGapNanos);
+				nextArrival += gap(meanGapNanos);
 			}
 		}
 		this.now = end;
