@@ -295,7 +295,9 @@ public final class RateLimiter {
 			if (!merged.reserved().isEmpty()) {
 				this.store.settle(merged.reserved(), decided, merged.actualCosts());
 			}
-			this.observer.settled(reserved, decided, actualCosts.clone());
+			if (this.observer != RateLimitObserver.NONE) {
+				this.observer.settled(reserved, decided, actualCosts.clone());
+			}
 		}
 	}
 
@@ -323,6 +325,9 @@ public final class RateLimiter {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		if (this.observer == RateLimitObserver.NONE) {
+			return settled;
+		}
 		long[] actual = actualCosts.clone();
 		return settled.thenRun(() -> this.observer.settled(reserved, decided, actual));
 	}
@@ -338,7 +343,8 @@ public final class RateLimiter {
 		}
 		List<Acquisition> merged = merge(reserved);
 		if (merged == reserved) {
-			return new Merged(reserved, actualCosts.clone());
+			// stores read the costs before they return, and keep none
+			return new Merged(reserved, actualCosts);
 		}
 		long[] sums = new long[merged.size()];
 		for (int i = 0; i < reserved.size(); i++) {
