@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -159,31 +160,24 @@ class SettleDecoratorTests {
 
 	/** The in-memory store, writing down each settlement it is sent as {@code name=actual}. */
 	private RateLimitStore sending(List<String> sent) {
-		return new RateLimitStore() {
-
-			@Override
-			public RateLimitResult tryAcquire(List<Acquisition> acquisitions, long maxDelayMicros) {
-				return SettleDecoratorTests.this.memory.tryAcquire(acquisitions, maxDelayMicros);
+		return watchingSettlements((reserved, actualCosts) -> {
+			for (int i = 0; i < actualCosts.length; i++) {
+				sent.add(reserved.get(i).limit().name() + "=" + actualCosts[i]);
 			}
-
-			@Override
-			public void refund(List<Acquisition> acquisitions, RateLimitResult decided) {
-				SettleDecoratorTests.this.memory.refund(acquisitions, decided);
-			}
-
-			@Override
-			public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
-				for (int i = 0; i < actualCosts.length; i++) {
-					sent.add(reserved.get(i).limit().name() + "=" + actualCosts[i]);
-				}
-				SettleDecoratorTests.this.memory.settle(reserved, decided, actualCosts);
-			}
-
-		};
+		});
 	}
 
 	/** The in-memory store, whose settlements fail while {@link #settleFails} is set. */
 	private RateLimitStore failing() {
+		return watchingSettlements((reserved, actualCosts) -> {
+			if (this.settleFails.get()) {
+				throw new IllegalStateException("connection refused");
+			}
+		});
+	}
+
+	/** The in-memory store, handing every settlement to {@code onSettle} before it settles. */
+	private RateLimitStore watchingSettlements(BiConsumer<List<Acquisition>, long[]> onSettle) {
 		return new RateLimitStore() {
 
 			@Override
@@ -198,9 +192,7 @@ class SettleDecoratorTests {
 
 			@Override
 			public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
-				if (SettleDecoratorTests.this.settleFails.get()) {
-					throw new IllegalStateException("connection refused");
-				}
+				onSettle.accept(reserved, actualCosts);
 				SettleDecoratorTests.this.memory.settle(reserved, decided, actualCosts);
 			}
 

@@ -1,11 +1,10 @@
 package io.github.ratelimit.internal.redis;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,8 +24,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that used exactly its estimate.
  */
 class RedisSettleUnderConcurrencyTests extends SettleUnderConcurrencyTests {
-
-	private static final Pattern CALLS = Pattern.compile("^calls=(\\d+)");
 
 	/** A server of its own, so that every script call it counts is this test's. */
 	private static RedisTestServer server;
@@ -79,24 +76,12 @@ class RedisSettleUnderConcurrencyTests extends SettleUnderConcurrencyTests {
 		RedisTestSupport.destroyAll(this.factories);
 	}
 
-	/** Scripts the server has run: {@code EVAL}, {@code EVALSHA} and {@code FCALL} calls. */
 	private static long scriptCalls() {
 		try {
-			Object stats = RedisTestSupport.command(server.host(), server.port(), RedisTestServer.COMMAND_TIMEOUT,
-					"INFO", "commandstats");
-			long calls = 0;
-			for (String command : List.of("cmdstat_eval", "cmdstat_evalsha", "cmdstat_fcall")) {
-				String field = RedisTestSupport.field(stats, command);
-				if (field != null) {
-					Matcher matcher = CALLS.matcher(field);
-					assertThat(matcher.find()).as(field).isTrue();
-					calls += Long.parseLong(matcher.group(1));
-				}
-			}
-			return calls;
+			return RedisTestSupport.scriptCalls(server);
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException(ex);
+			throw new UncheckedIOException(ex);
 		}
 	}
 
