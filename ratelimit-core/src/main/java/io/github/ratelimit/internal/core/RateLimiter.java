@@ -280,7 +280,9 @@ public final class RateLimiter {
 	 * Settles what an admitted {@link #acquire} reserved at the actual costs, with the
 	 * store that decided it (see {@link RateLimitStore#settle}), and tells the observer.
 	 * Acquisitions of one bucket are merged as they were when decided: the bucket is
-	 * settled at the sum of their actual costs against what it took for them.
+	 * settled at the sum of their actual costs against what it took for them. A bucket
+	 * settled at exactly what it reserved is left out, since that changes nothing: a call
+	 * whose every cost was estimated right makes no store call at all.
 	 * @param reserved the acquisitions as passed to {@link #acquire}
 	 * @param decided the result of that call
 	 * @param actualCosts the actual cost of each acquisition, in order
@@ -289,9 +291,13 @@ public final class RateLimiter {
 	 */
 	public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
 		if (!reserved.isEmpty()) {
-			Merged merged = mergeSettled(reserved, actualCosts);
-			this.store.settle(merged.reserved(), decided, merged.actualCosts());
-			this.observer.settled(reserved, decided, actualCosts.clone());
+			Merged merged = mergeSettled(reserved, actualCosts).changed();
+			if (!merged.reserved().isEmpty()) {
+				this.store.settle(merged.reserved(), decided, merged.actualCosts());
+			}
+			if (this.observer != RateLimitObserver.NONE) {
+				this.observer.settled(reserved, decided, actualCosts.clone());
+			}
 		}
 	}
 
@@ -312,11 +318,15 @@ public final class RateLimiter {
 		Merged merged;
 		CompletionStage<Void> settled;
 		try {
-			merged = mergeSettled(reserved, actualCosts);
-			settled = this.store.settleAsync(merged.reserved(), decided, merged.actualCosts());
+			merged = mergeSettled(reserved, actualCosts).changed();
+			settled = merged.reserved().isEmpty() ? CompletableFuture.completedFuture(null)
+					: this.store.settleAsync(merged.reserved(), decided, merged.actualCosts());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
+		}
+		if (this.observer == RateLimitObserver.NONE) {
+			return settled;
 		}
 		long[] actual = actualCosts.clone();
 		return settled.thenRun(() -> this.observer.settled(reserved, decided, actual));
@@ -333,7 +343,8 @@ public final class RateLimiter {
 		}
 		List<Acquisition> merged = merge(reserved);
 		if (merged == reserved) {
-			return new Merged(reserved, actualCosts.clone());
+			// stores read the costs before they return, and keep none
+			return new Merged(reserved, actualCosts);
 		}
 		long[] sums = new long[merged.size()];
 		for (int i = 0; i < reserved.size(); i++) {
@@ -353,6 +364,35 @@ public final class RateLimiter {
 
 	/** Acquisitions of distinct buckets with their actual costs. */
 	private record Merged(List<Acquisition> reserved, long[] actualCosts) {
+
+		/**
+		 * Only the acquisitions whose actual cost differs from what they reserved: settling
+		 * at the reservation changes nothing, so a call whose every cost was estimated
+		 * right costs the store no call (on Redis, no round trip).
+		 */
+		Merged changed() {
+			// checked here, as the store would, since a call settled at its reservations never reaches it
+			RateLimitStore.requireSettleable(this.reserved, this.actualCosts);
+			int changed = 0;
+			for (int i = 0; i < this.actualCosts.length; i++) {
+				if (this.actualCosts[i] != this.reserved.get(i).cost()) {
+					changed++;
+				}
+			}
+			if (changed == this.actualCosts.length) {
+				return this;
+			}
+			List<Acquisition> acquisitions = new ArrayList<>(changed);
+			long[] costs = new long[changed];
+			for (int i = 0; i < this.actualCosts.length; i++) {
+				if (this.actualCosts[i] != this.reserved.get(i).cost()) {
+					costs[acquisitions.size()] = this.actualCosts[i];
+					acquisitions.add(this.reserved.get(i));
+				}
+			}
+			return new Merged(acquisitions, costs);
+		}
+
 	}
 
 	/**

@@ -1,7 +1,6 @@
 package io.github.ratelimit.internal.memory;
 
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 import io.github.ratelimit.internal.core.RateLimitClock;
@@ -56,8 +55,7 @@ final class BucketSettlement {
 			hashes[j] = this.buckets.hash(acquisition.limit().name(), acquisition.identity());
 			order[j] = j;
 		}
-		Arrays.sort(order, Comparator.comparing((Integer j) -> reserved.get(involved[j]).limit().name())
-			.thenComparing((Integer j) -> reserved.get(involved[j]).identity()));
+		sortByKey(order, reserved, involved);
 		for (;;) {
 			Bucket[] locked = new Bucket[count];
 			boolean[] created = new boolean[count];
@@ -72,10 +70,10 @@ final class BucketSettlement {
 				present += (locked[j] != null) ? 1 : 0;
 			}
 			// a missing bucket with nothing to charge has nothing to give back either
-			Integer[] lockOrder = Arrays.stream(order).filter((j) -> locked[j] != null).toArray(Integer[]::new);
 			if (present == 0) {
 				return;
 			}
+			Integer[] lockOrder = (present == count) ? order : present(order, locked, present);
 			long at = InMemoryRateLimitStore.lockInOrder(locked, lockOrder, 0,
 					() -> settleAll(reserved, decided.timestampMicros(), actualCosts, involved, locked, created, now));
 			if (at != RETRY) {
@@ -87,6 +85,41 @@ final class BucketSettlement {
 				return;
 			}
 		}
+	}
+
+	/**
+	 * Sorts positions by the key of their acquisition, limit name then identity, the order
+	 * a decision locks buckets in. An insertion sort: a call has a few limits, and it
+	 * allocates nothing.
+	 */
+	private static void sortByKey(Integer[] order, List<Acquisition> reserved, int[] involved) {
+		for (int i = 1; i < order.length; i++) {
+			Integer moving = order[i];
+			Acquisition acquisition = reserved.get(involved[moving]);
+			int j = i - 1;
+			while (j >= 0 && compareKeys(reserved.get(involved[order[j]]), acquisition) > 0) {
+				order[j + 1] = order[j];
+				j--;
+			}
+			order[j + 1] = moving;
+		}
+	}
+
+	private static int compareKeys(Acquisition a, Acquisition b) {
+		int byName = a.limit().name().compareTo(b.limit().name());
+		return (byName != 0) ? byName : a.identity().compareTo(b.identity());
+	}
+
+	/** The positions of {@code order} whose bucket is there, in that order. */
+	private static Integer[] present(Integer[] order, Bucket[] locked, int present) {
+		Integer[] lockOrder = new Integer[present];
+		int next = 0;
+		for (Integer j : order) {
+			if (locked[j] != null) {
+				lockOrder[next++] = j;
+			}
+		}
+		return lockOrder;
 	}
 
 	/** The indexes of the acquisitions whose actual cost differs from their reservation. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -76,6 +77,40 @@ class SettleDecoratorTests {
 	}
 
 	@Test
+	void limiterLeavesTheStoreOutOfWhatWasSettledAtItsReservation() throws Exception {
+		List<String> sent = new CopyOnWriteArrayList<>();
+		List<String> observed = new ArrayList<>();
+		RateLimiter limiter = new RateLimiter(sending(sent), new RateLimitObserver() {
+			@Override
+			public void settled(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+				observed.add(reserved.size() + " settled");
+			}
+		});
+		RateLimit requests = RateLimit.of("requests", Algorithm.FIXED_WINDOW, 10, Duration.ofHours(1));
+		List<Acquisition> reserved = List.of(new Acquisition(requests, "alice", 1),
+				new Acquisition(this.limit, "alice", 4));
+		RateLimitResult decided = limiter.acquire(reserved);
+		limiter.settle(reserved, decided, new long[] { 1, 4 });
+		limiter.settleAsync(reserved, decided, new long[] { 1, 4 }).toCompletableFuture().get();
+		assertThat(sent).as("estimated right: no store call").isEmpty();
+		limiter.settle(reserved, decided, new long[] { 1, 2 });
+		limiter.settleAsync(reserved, decided, new long[] { 1, 3 }).toCompletableFuture().get();
+		assertThat(sent).as("only the bucket whose cost changed").containsExactly("tokens=2", "tokens=3");
+		// 4 reserved, 2 and 3 given back
+		assertThat(this.memory.inspect(this.limit, "alice").remaining()).isEqualTo(9);
+		assertThat(this.memory.inspect(requests, "alice").remaining()).isEqualTo(9);
+		assertThat(observed).as("the observer hears of every settlement").hasSize(4);
+		// what the store would refuse is refused though the store is not called
+		RateLimit exports = RateLimit.of("exports", Algorithm.CONCURRENCY, 2, Duration.ofMinutes(1));
+		List<Acquisition> inFlight = List.of(new Acquisition(exports, "acme", 1));
+		RateLimitResult held = limiter.acquire(inFlight);
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.settle(inFlight, held, new long[] { 1 }))
+			.withMessageContaining("calls in flight");
+		assertThat(limiter.settleAsync(inFlight, held, new long[] { 1 }).toCompletableFuture())
+			.isCompletedExceptionally();
+	}
+
+	@Test
 	void failoverSettlesWithTheRemoteStoreAndLogsItsFailureWithoutThrowing() {
 		FailoverRateLimitStore failover = failover();
 		List<Acquisition> reserved = List.of(new Acquisition(this.limit, "alice", 5));
@@ -123,8 +158,26 @@ class SettleDecoratorTests {
 						}));
 	}
 
+	/** The in-memory store, writing down each settlement it is sent as {@code name=actual}. */
+	private RateLimitStore sending(List<String> sent) {
+		return watchingSettlements((reserved, actualCosts) -> {
+			for (int i = 0; i < actualCosts.length; i++) {
+				sent.add(reserved.get(i).limit().name() + "=" + actualCosts[i]);
+			}
+		});
+	}
+
 	/** The in-memory store, whose settlements fail while {@link #settleFails} is set. */
 	private RateLimitStore failing() {
+		return watchingSettlements((reserved, actualCosts) -> {
+			if (this.settleFails.get()) {
+				throw new IllegalStateException("connection refused");
+			}
+		});
+	}
+
+	/** The in-memory store, handing every settlement to {@code onSettle} before it settles. */
+	private RateLimitStore watchingSettlements(BiConsumer<List<Acquisition>, long[]> onSettle) {
 		return new RateLimitStore() {
 
 			@Override
@@ -139,9 +192,7 @@ class SettleDecoratorTests {
 
 			@Override
 			public void settle(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
-				if (SettleDecoratorTests.this.settleFails.get()) {
-					throw new IllegalStateException("connection refused");
-				}
+				onSettle.accept(reserved, actualCosts);
 				SettleDecoratorTests.this.memory.settle(reserved, decided, actualCosts);
 			}
 

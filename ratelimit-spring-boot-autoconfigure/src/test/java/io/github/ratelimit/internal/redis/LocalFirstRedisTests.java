@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,8 +33,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * are decided.
  */
 class LocalFirstRedisTests {
-
-	private static final Pattern CALLS = Pattern.compile("^calls=(\\d+)");
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -154,11 +150,11 @@ class LocalFirstRedisTests {
 		// token a microsecond)
 		RateLimit limit = RateLimit.of("fleet-api", Algorithm.TOKEN_BUCKET, 1_000_000_000, Duration.ofSeconds(1_000));
 		onFleetOfFour((server, fleet) -> {
-			long before = scriptCalls(server);
+			long before = RedisTestSupport.scriptCalls(server);
 			long start = System.currentTimeMillis();
 			long admitted = fleet.hammer(limit, Duration.ofMillis(1_000));
 			long elapsedMillis = System.currentTimeMillis() - start;
-			long calls = scriptCalls(server) - before;
+			long calls = RedisTestSupport.scriptCalls(server) - before;
 			assertThat(admitted).isEqualTo(fleet.attempts.get());
 			// one settlement per instance and interval, and a few while the shares grow
 			assertThat(calls).isLessThanOrEqualTo(4 * (elapsedMillis / 10 + 1) * 2 + 100);
@@ -185,20 +181,6 @@ class LocalFirstRedisTests {
 
 	}
 
-	private static long scriptCalls(RedisTestServer server) throws Exception {
-		Object stats = RedisTestSupport.command(server.host(), server.port(), RedisTestServer.COMMAND_TIMEOUT, "INFO",
-				"commandstats");
-		long calls = 0;
-		for (String command : List.of("cmdstat_eval", "cmdstat_evalsha")) {
-			String field = RedisTestSupport.field(stats, command);
-			if (field != null) {
-				Matcher matcher = CALLS.matcher(field);
-				assertThat(matcher.find()).as(field).isTrue();
-				calls += Long.parseLong(matcher.group(1));
-			}
-		}
-		return calls;
-	}
 
 	/** Application instances: each its own connection, Redis store and local-first store. */
 	private static final class Fleet {

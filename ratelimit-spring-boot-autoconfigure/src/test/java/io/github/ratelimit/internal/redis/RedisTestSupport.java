@@ -60,6 +60,8 @@ final class RedisTestSupport {
 	private static final int MAX_REPLY_LINE = 1024 * 1024;
 
 	/** Ports handed out in this JVM, so two servers started close together never get the same one. */
+	private static final Pattern SCRIPT_CALLS = Pattern.compile("^calls=(\\d+)");
+
 	private static final Set<Integer> issuedPorts = ConcurrentHashMap.newKeySet();
 
 	/** Servers to close at JVM exit, in start order. */
@@ -252,6 +254,26 @@ final class RedisTestSupport {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Scripts a server has run so far, from {@code INFO commandstats}: its {@code EVAL},
+	 * {@code EVALSHA} and {@code FCALL} calls, however the store sends its script.
+	 */
+	static long scriptCalls(RedisTestServer server) throws IOException {
+		Object stats = command(server.host(), server.port(), RedisTestServer.COMMAND_TIMEOUT, "INFO", "commandstats");
+		long calls = 0;
+		for (String command : List.of("cmdstat_eval", "cmdstat_evalsha", "cmdstat_fcall")) {
+			String field = field(stats, command);
+			if (field != null) {
+				Matcher matcher = SCRIPT_CALLS.matcher(field);
+				if (!matcher.find()) {
+					throw new IllegalStateException("No calls in " + field);
+				}
+				calls += Long.parseLong(matcher.group(1));
+			}
+		}
+		return calls;
 	}
 
 	private static Object readReply(InputStream in) throws IOException {
