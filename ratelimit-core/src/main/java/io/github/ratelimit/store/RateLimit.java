@@ -100,7 +100,9 @@ public record RateLimit(String name, Algorithm algorithm, long capacity, long re
 			throw new IllegalArgumentException("capacity " + capacity + " refilled at " + refillTokens + " per "
 					+ period + " takes longer than 285 years to refill");
 		}
-		if (!bucket && capacity > MAX_SPAN_MICROS / periodMicros) {
+		// only the sliding window counter weighs counts by time (capacity × period); a fixed
+		// window or a log counts whole calls, so a calendar month may hold millions
+		if (algorithm == Algorithm.SLIDING_WINDOW_COUNTER && capacity > MAX_SPAN_MICROS / periodMicros) {
 			throw new IllegalArgumentException(
 					"capacity " + capacity + " per " + period + " is too large; use a shorter period");
 		}

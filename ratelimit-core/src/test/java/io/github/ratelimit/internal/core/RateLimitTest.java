@@ -1,12 +1,14 @@
 package io.github.ratelimit.internal.core;
 
 import java.time.Duration;
+import java.time.ZoneId;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarPeriod;
 import io.github.ratelimit.store.RateLimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -101,6 +103,17 @@ class RateLimitTest {
 			.isThrownBy(() -> RateLimit.of("a", Algorithm.SLIDING_WINDOW_COUNTER, 1L << 40, Duration.ofDays(1)))
 			.withMessageContaining("capacity " + (1L << 40))
 			.withMessageContaining("too large");
+	}
+
+	@Test
+	void acceptsMillionsPerCalendarMonthAndPerWindow() {
+		// a fixed window counts whole calls: no product of capacity and period to keep exact
+		RateLimit month = RateLimit.calendar("tokens", 2_000_000_000L, CalendarPeriod.MONTH, ZoneId.of("Europe/Berlin"));
+		assertThat(month.capacity()).isEqualTo(2_000_000_000L);
+		assertThat(RateLimit.of("log", Algorithm.SLIDING_WINDOW_LOG, 5_000, Duration.ofDays(31)).capacity())
+			.isEqualTo(5_000);
+		assertThat(RateLimit.of("window", Algorithm.FIXED_WINDOW, 1L << 40, Duration.ofDays(365)).capacity())
+			.isEqualTo(1L << 40);
 	}
 
 	@Test

@@ -725,6 +725,19 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	@Test
+	void calendarMonthHoldsABudgetOfBillions() {
+		// tokens of a language model per tenant and month: far more than a request count
+		RateLimit limit = RateLimit.calendar("monthly-tokens", 2_000_000_000L, CalendarPeriod.MONTH, BERLIN);
+		at(berlin("2026-01-20T12:00"));
+		expect(acquire(limit, 1_999_999_000L), true, 1_000, 0, berlin("2026-02-01T00:00") - berlin("2026-01-20T12:00"));
+		expect(acquire(limit, 1_001), false, 1_000, berlin("2026-02-01T00:00") - berlin("2026-01-20T12:00"),
+				berlin("2026-02-01T00:00") - berlin("2026-01-20T12:00"));
+		expect(acquire(limit, 1_000), true, 0, 0, berlin("2026-02-01T00:00") - berlin("2026-01-20T12:00"));
+		at(berlin("2026-02-01T00:00"));
+		expect(acquire(limit, 2_000_000_000L), true, 0, 0, 28 * 24 * HOUR);
+	}
+
+	@Test
 	void calendarWeekTurnsOverOnMondayAtLocalMidnight() {
 		RateLimit limit = RateLimit.calendar("weekly", 2, CalendarPeriod.WEEK, BERLIN);
 		// Thursday
