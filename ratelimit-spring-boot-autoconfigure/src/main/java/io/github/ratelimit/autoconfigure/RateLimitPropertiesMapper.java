@@ -13,6 +13,7 @@ import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.LimitSettings;
 import io.github.ratelimit.internal.pipeline.ClientIpResolver;
+import io.github.ratelimit.internal.pipeline.CostExpressions;
 import io.github.ratelimit.internal.pipeline.CountedStatuses;
 import io.github.ratelimit.internal.pipeline.IpRange;
 
@@ -209,6 +210,12 @@ final class RateLimitPropertiesMapper {
 			.timeZone(policy.getTimeZone())
 			.countStatuses(countStatuses(policy.getCountStatuses(),
 					LimitResolver.policyProperty(name) + ".count-statuses"))
+			.estimate(CostExpressions.checkEstimate(policy.getEstimate(),
+					LimitResolver.policyProperty(name) + ".estimate"))
+			.actualCost(CostExpressions.checkActualCost(policy.getActualCost(),
+					LimitResolver.policyProperty(name) + ".actual-cost"))
+			.actualCostHeader(CostExpressions.checkHeader(policy.getActualCostHeader(),
+					LimitResolver.policyProperty(name) + ".actual-cost-header"))
 			.build();
 	}
 
@@ -231,6 +238,8 @@ final class RateLimitPropertiesMapper {
 			.calendar(route.getCalendar())
 			.timeZone(route.getTimeZone())
 			.countStatuses(countStatuses(route.getCountStatuses(), origin + ".count-statuses"))
+			.estimate(CostExpressions.checkEstimate(route.getEstimate(), origin + ".estimate"))
+			.actualCostHeader(CostExpressions.checkHeader(route.getActualCostHeader(), origin + ".actual-cost-header"))
 			.build();
 	}
 

@@ -269,6 +269,15 @@ public final class LimitResolver {
 							+ countStatuses.values(),
 					"Remove count-statuses, or use a rate limit to count calls by their answer");
 		}
+		SettledCost settledCost = new SettledCost(merged.estimate(), merged.actualCost(), merged.actualCostHeader());
+		if (AlgorithmSpec.of(algorithm).heldInFlight() && settledCost.settles()) {
+			String property = (merged.estimate() != null) ? origins.of(LimitSettings::estimate, "estimate")
+					: (merged.actualCost() != null) ? origins.of(LimitSettings::actualCost, "actual-cost")
+							: origins.of(LimitSettings::actualCostHeader, "actual-cost-header");
+			throw invalid(property,
+					"a concurrency limit counts calls in flight, which have no cost to settle: " + settledCost,
+					"Remove estimate, actual-cost and actual-cost-header, or use a rate limit to count costs");
+		}
 		LimitDefinition definition = LimitDefinition.builder(limit)
 			.cost(cost)
 			.key(key)
@@ -277,6 +286,7 @@ public final class LimitResolver {
 			.maxWait(maxWait)
 			.plans(this.variants.plans(name, limit, cost))
 			.countStatuses(countStatuses)
+			.settledCost(settledCost)
 			.build();
 		if (!claim) {
 			return definition;
@@ -308,6 +318,9 @@ public final class LimitResolver {
 		sources.put("shadow", origins.source(LimitSettings::shadow, "shadow"));
 		sources.put("calendar", origins.source(LimitSettings::calendar, "calendar"));
 		sources.put("timeZone", origins.source(LimitSettings::timeZone, "time-zone"));
+		sources.put("estimate", origins.source(LimitSettings::estimate, "estimate"));
+		sources.put("actualCost", origins.source(LimitSettings::actualCost, "actual-cost"));
+		sources.put("actualCostHeader", origins.source(LimitSettings::actualCostHeader, "actual-cost-header"));
 		return sources;
 	}
 

@@ -192,6 +192,10 @@ public final class RateLimitedMethods {
 			.calendar(unlessDefault(annotation, "calendar"))
 			.timeZone(timeZone)
 			.countStatuses(countStatuses.countsAll() ? null : countStatuses)
+			.estimate(CostExpressions.checkEstimate(annotation.getString("estimate"), origin + " (estimate)"))
+			.actualCost(CostExpressions.checkActualCost(annotation.getString("actualCost"), origin + " (actualCost)"))
+			.actualCostHeader(
+					CostExpressions.checkHeader(annotation.getString("actualCostHeader"), origin + " (actualCostHeader)"))
 			.build();
 		return new AnnotatedLimit(name, settings, expression, origin, suffix, outcomes);
 	}
