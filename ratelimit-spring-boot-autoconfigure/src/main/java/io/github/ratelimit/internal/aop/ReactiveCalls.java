@@ -20,6 +20,7 @@ import org.springframework.security.core.context.SecurityContext;
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
 import io.github.ratelimit.internal.pipeline.OutcomeSettlement;
@@ -31,7 +32,9 @@ import io.github.ratelimit.store.RateLimitResult;
  * the subscriber's reactive security context; a rejection is signalled as a
  * {@link RateLimitExceededException} error. A subscriber that cancels before the call
  * runs (while it is decided, or waits for its drain slot) gets back what was granted; one
- * that cancels once the call runs keeps every permit it took.
+ * that cancels once the call runs keeps every permit it took. A {@code Mono} call whose
+ * limits settle their cost finds its {@link RateLimitUsage} in its Reactor context under
+ * the key {@code RateLimitUsage.class}.
  */
 final class ReactiveCalls {
 
@@ -107,16 +110,22 @@ final class ReactiveCalls {
 			if (Mono.class.isAssignableFrom(method.getReturnType())) {
 				return permit.flatMap((taken) -> {
 					Mono<Object> call = Mono.defer(() -> Mono.from(proceed(invocation)));
-					if (taken.bound().outcomes().isEmpty()) {
+					if (!taken.bound().settlesAfter()) {
 						return call;
 					}
 					// the outcome of a Mono is its value (null when empty) or its error. A subscriber
 					// that cancels first leaves the outcome unknown and the work maybe running: the
-					// call keeps its permits (see RateLimitedMethodInterceptor)
-					return call
+					// call keeps its permits (see RateLimitedMethodInterceptor), and settles only a
+					// cost it reported
+					Mono<Object> settled = call
 						.doOnSuccess((value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation,
 								value, true))
-						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
+						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
+						.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result(), true));
+					RateLimitUsage usage = taken.bound().usage();
+					// the call reports its actual cost to the usage it finds in its context
+					return (usage != null) ? settled.contextWrite((context) -> context.put(RateLimitUsage.class, usage))
+							: settled;
 				});
 			}
 			return permit.flatMapMany((taken) -> {
