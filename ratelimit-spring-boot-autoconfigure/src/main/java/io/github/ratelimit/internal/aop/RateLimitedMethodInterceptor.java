@@ -278,7 +278,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (route != null) {
 			acquisitions.addAll(context.takeDeferredAcquisitions());
 		}
-		RateLimitUsage usage = settled.isEmpty() ? null : UsageReports.open();
+		// a handler reports to its request's usage, settled once the response is final
+		RateLimitUsage usage = !settled.isEmpty() ? UsageReports.open() : handlerSettles ? context.usage() : null;
 		return new Bound(acquisitions, maxWait, outcomes, settled, usage, handlerSettles ? context : null);
 	}
 

@@ -5,6 +5,7 @@ import java.security.Principal;
 import java.util.List;
 
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.store.Acquisition;
@@ -82,6 +83,15 @@ public interface CallContext {
 	 * value it completed with)
 	 */
 	default void handlerReturned(Method method, Object[] args, Object value) {
+	}
+
+	/**
+	 * Where the request's handler reports its actual cost, for handlers whose limits
+	 * settle once the response is final.
+	 * @return the request's usage, or {@code null} outside web requests
+	 */
+	default RateLimitUsage usage() {
+		return null;
 	}
 
 	/**

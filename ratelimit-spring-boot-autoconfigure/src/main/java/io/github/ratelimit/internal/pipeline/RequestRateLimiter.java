@@ -2,8 +2,10 @@ package io.github.ratelimit.internal.pipeline;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.PlanResolver;
@@ -37,6 +39,8 @@ public final class RequestRateLimiter {
 
 	private final OutcomeSettlement settlement;
 
+	private final CostSettlement costs;
+
 	private final boolean decidesOnCallingThread;
 
 	private RequestRateLimiter(Builder builder) {
@@ -45,6 +49,7 @@ public final class RequestRateLimiter {
 		this.renderer = new VerdictRenderer(builder.limiter, builder.responses);
 		this.decider = new StageDecider(builder.limiter, this.renderer);
 		this.settlement = new OutcomeSettlement(builder.limiter);
+		this.costs = new CostSettlement(builder.limiter, new CostExpressions());
 		this.decidesOnCallingThread = builder.limiter.decidesOnCallingThread();
 	}
 
@@ -329,6 +334,29 @@ public final class RequestRateLimiter {
 	 */
 	public CompletionStage<Void> releaseHeldAsync(RequestLimits state) {
 		return this.settlement.releaseHeldAsync(state);
+	}
+
+	/**
+	 * Settles the actual cost of a request whose response is final (see
+	 * {@link RequestCosts#settle}).
+	 * @param costs the request's costs, or {@code null} when nothing settles
+	 * @param status the final response status
+	 * @param headers the value of a response header by name, or {@code null}
+	 * @param async whether to settle without waiting for the store (an event loop)
+	 * @return completes when the store has answered (a failed settlement is dropped)
+	 */
+	public CompletionStage<Void> settleCosts(RequestCosts costs, int status, Function<String, String> headers,
+			boolean async) {
+		return (costs != null) ? costs.settle(status, headers, this.costs, async)
+				: CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Settles the estimates and actual costs of limits, for handlers whose limits settle.
+	 * @return the cost settlement
+	 */
+	public CostSettlement costs() {
+		return this.costs;
 	}
 
 	/** Builds a {@link RequestRateLimiter}. */
