@@ -110,7 +110,10 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		}
 		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
 		if (this.contexts.limitsElsewhere(method)) {
-			return invocation.proceed();
+			// a reactive handler's limits settle once its response commits, maybe from its value
+			Object value = invocation.proceed();
+			return ReactiveCalls.returnsMono(method) ? ReactiveCalls.reportingValue(method, invocation, value, this.costs)
+					: value;
 		}
 		if (ReactiveCalls.returnsPublisher(method)) {
 			// each subscription is one call, decided when it subscribes, for its subscriber's principal

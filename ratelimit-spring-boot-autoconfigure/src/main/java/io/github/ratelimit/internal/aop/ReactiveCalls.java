@@ -23,7 +23,9 @@ import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.pipeline.CostSettlement;
 import io.github.ratelimit.internal.pipeline.OutcomeSettlement;
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.store.RateLimitResult;
 
 /**
@@ -52,6 +54,18 @@ final class ReactiveCalls {
 		return REACTOR_PRESENT && Reactor.isMonoOrFlux(method.getReturnType());
 	}
 
+	static boolean returnsMono(Method method) {
+		return REACTOR_PRESENT && Reactor.isMono(method.getReturnType());
+	}
+
+	/**
+	 * A reactive handler's {@code Mono} that tells the costs of its exchange (found in its
+	 * Reactor context) the value it emits, for limits settling over {@code #result}.
+	 */
+	static Object reportingValue(Method method, MethodInvocation invocation, Object value, CostSettlement costs) {
+		return (value != null) ? Reactor.reportingValue(method, invocation, value, costs) : null;
+	}
+
 	static Object limited(Method method, MethodInvocation invocation,
 			Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter, RateLimitWaiter waiter,
 			RateLimitedMethodInterceptor outcomes) {
@@ -59,6 +73,20 @@ final class ReactiveCalls {
 	}
 
 	private static final class Reactor {
+
+		static boolean isMono(Class<?> type) {
+			return Mono.class.isAssignableFrom(type);
+		}
+
+		static Object reportingValue(Method method, MethodInvocation invocation, Object value, CostSettlement costs) {
+			Mono<?> mono = (Mono<?>) value;
+			Object[] args = invocation.getArguments();
+			return Mono.deferContextual((context) -> {
+				RequestCosts requestCosts = context.getOrDefault(RequestCosts.class, null);
+				return (requestCosts != null) ? mono.doOnNext((emitted) -> requestCosts.returned(costs, method, args, emitted))
+						: mono;
+			});
+		}
 
 		static boolean isMonoOrFlux(Class<?> type) {
 			return Mono.class.isAssignableFrom(type) || Flux.class.isAssignableFrom(type);

@@ -137,6 +137,18 @@ public final class CostExpressions {
 	}
 
 	/**
+	 * The cost a call reserves: its limit's estimate over variables set already (a
+	 * reactive handler's query parameters, form fields, path variables and request).
+	 * @param definition the limit
+	 * @param variables what the estimate may read
+	 * @return the estimate, or {@link #UNKNOWN} when the limit has none or it failed
+	 */
+	public long estimate(LimitDefinition definition, EvaluationContext variables) {
+		String text = definition.settledCost().estimate();
+		return (text != null) ? evaluate(text, variables, definition, "estimate") : UNKNOWN;
+	}
+
+	/**
 	 * The actual cost of a call that returned: its limit's actual cost expression over
 	 * the result and the arguments.
 	 * @param definition the limit

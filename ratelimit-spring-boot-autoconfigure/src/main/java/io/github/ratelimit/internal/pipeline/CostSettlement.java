@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.springframework.expression.EvaluationContext;
+
 import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimiter;
@@ -60,6 +62,22 @@ public final class CostSettlement {
 			return definition.acquisitions(identity, plan);
 		}
 		long estimate = this.expressions.estimate(definition, method, args, request);
+		return (estimate == CostExpressions.UNKNOWN) ? definition.acquisitions(identity, plan)
+				: definition.acquisitions(identity, plan, estimate);
+	}
+
+	/**
+	 * The acquisitions a call of a limit makes, with its estimate over variables set
+	 * already (a reactive handler's, before its arguments are resolved).
+	 * @param definition the limit
+	 * @param identity the call's identity
+	 * @param plan the call's plan, or {@code null}
+	 * @param variables what the estimate may read
+	 * @return the acquisitions
+	 */
+	public List<Acquisition> reserve(LimitDefinition definition, String identity, String plan,
+			EvaluationContext variables) {
+		long estimate = this.expressions.estimate(definition, variables);
 		return (estimate == CostExpressions.UNKNOWN) ? definition.acquisitions(identity, plan)
 				: definition.acquisitions(identity, plan, estimate);
 	}

@@ -204,6 +204,20 @@ public final class RequestRateLimiter {
 	}
 
 	/**
+	 * Decides one stage of a request without holding the calling thread, telling the
+	 * request's costs which decision admitted the limits that settle.
+	 * @param acquisitions the acquisitions of this stage
+	 * @param state the request's state
+	 * @param maxWaitMicros longest wait for a permit; 0 never waits
+	 * @param costs the request's costs, or {@code null} when nothing settles
+	 * @return the verdict
+	 */
+	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, RequestCosts costs) {
+		return this.decider.decideAsync(acquisitions, state, maxWaitMicros, costs);
+	}
+
+	/**
 	 * What a decided stage comes to (see {@link StageDecider#verdict}).
 	 * @param acquisitions the acquisitions of the stage
 	 * @param result their decisions
