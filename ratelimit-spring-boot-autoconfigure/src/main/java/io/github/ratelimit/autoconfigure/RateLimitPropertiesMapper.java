@@ -238,8 +238,6 @@ final class RateLimitPropertiesMapper {
 			.calendar(route.getCalendar())
 			.timeZone(route.getTimeZone())
 			.countStatuses(countStatuses(route.getCountStatuses(), origin + ".count-statuses"))
-			.estimate(CostExpressions.checkEstimate(route.getEstimate(), origin + ".estimate"))
-			.actualCostHeader(CostExpressions.checkHeader(route.getActualCostHeader(), origin + ".actual-cost-header"))
 			.build();
 	}
 

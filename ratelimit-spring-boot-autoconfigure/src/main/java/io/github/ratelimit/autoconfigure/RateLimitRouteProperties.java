@@ -91,16 +91,6 @@ public class RateLimitRouteProperties {
 	private List<String> countStatuses = new ArrayList<>();
 
 	/**
-	 * SpEL expression over #request whose value is the cost a request reserves when it starts; unset means the cost.
-	 */
-	private String estimate;
-
-	/**
-	 * Name of the response header carrying a request's actual cost, settled when the response is final.
-	 */
-	private String actualCostHeader;
-
-	/**
 	 * Refused at startup: routes never wait, since the filter decides before the handler runs.
 	 */
 	private Duration maxWait;
@@ -225,22 +215,6 @@ public class RateLimitRouteProperties {
 
 	public void setCountStatuses(List<String> countStatuses) {
 		this.countStatuses = countStatuses;
-	}
-
-	public String getEstimate() {
-		return this.estimate;
-	}
-
-	public void setEstimate(String estimate) {
-		this.estimate = estimate;
-	}
-
-	public String getActualCostHeader() {
-		return this.actualCostHeader;
-	}
-
-	public void setActualCostHeader(String actualCostHeader) {
-		this.actualCostHeader = actualCostHeader;
 	}
 
 	public Duration getMaxWait() {

@@ -30,15 +30,23 @@ class SettledCostValidationTests {
 		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
 
 	@Test
-	void startsWithSettlingPolicyRouteAndAnnotation() {
+	void startsWithSettlingPolicyAndAnnotation() {
 		this.webContextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
 			.withBean(SettlingService.class)
 			.withPropertyValues("ratelimit.policies.tokens.capacity=1000", "ratelimit.policies.tokens.estimate=#request",
 					"ratelimit.policies.tokens.actual-cost=#result.length()",
 					"ratelimit.policies.tokens.actual-cost-header=X-Tokens-Used", "ratelimit.routes[0].path=/api/**",
-					"ratelimit.routes[0].capacity=100", "ratelimit.routes[0].estimate=10",
-					"ratelimit.routes[0].actual-cost-header=X-Cost")
+					"ratelimit.routes[0].capacity=100")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void failsWhenARouteNamesAPolicyThatSettles() {
+		this.webContextRunner
+			.withPropertyValues("ratelimit.policies.tokens.capacity=1000", "ratelimit.policies.tokens.estimate=10",
+					"ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].policy=tokens")
+			.run((context) -> assertFailure(context, "ratelimit.routes[0].policy",
+					"policy 'tokens' settles costs after the call"));
 	}
 
 	@Test
@@ -91,11 +99,11 @@ class SettledCostValidationTests {
 	}
 
 	@Test
-	void failsWhenARouteActualCostHeaderIsNoHeaderName() {
-		this.webContextRunner
-			.withPropertyValues("ratelimit.routes[0].path=/api/**", "ratelimit.routes[0].capacity=100",
-					"ratelimit.routes[0].actual-cost-header=X Cost")
-			.run((context) -> assertFailure(context, "ratelimit.routes[0].actual-cost-header",
+	void failsWhenAPolicyActualCostHeaderIsNoHeaderName() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.tokens.capacity=100",
+					"ratelimit.policies.tokens.actual-cost-header=X Cost")
+			.run((context) -> assertFailure(context, "ratelimit.policies.tokens.actual-cost-header",
 					"'X Cost' is not a header name"));
 	}
 
