@@ -63,6 +63,12 @@ import io.github.ratelimit.store.RateLimitResult;
  * ignores interrupts, {@code CompletableFuture.cancel} interrupts nothing), so its
  * concurrency permits are held until their lease expires rather than let more calls run
  * than the limit allows.
+ * <p>
+ * Limits that settle costs after the call ({@code estimate}, {@code actualCost}) reserve
+ * their estimate and, once the call ends, settle in one store call what it reported to its
+ * {@code RateLimitUsage} (current on the calling thread while it runs, or in a
+ * {@code Mono}'s context), else what {@code actualCost} says of its result; a web
+ * handler's settle once its response is final instead.
  */
 public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
@@ -112,8 +118,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (this.contexts.limitsElsewhere(method)) {
 			// a reactive handler's limits settle once its response commits, maybe from its value
 			Object value = invocation.proceed();
-			return ReactiveCalls.returnsMono(method) ? ReactiveCalls.reportingValue(method, invocation, value, this.costs)
-					: value;
+			return (ReactiveCalls.returnsMono(method) && this.limits.settleOverResult(limits))
+					? ReactiveCalls.reportingValue(method, invocation, value, this.costs) : value;
 		}
 		if (ReactiveCalls.returnsPublisher(method)) {
 			// each subscription is one call, decided when it subscribes, for its subscriber's principal
