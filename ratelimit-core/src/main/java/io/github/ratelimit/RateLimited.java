@@ -180,6 +180,45 @@ public @interface RateLimited {
 	String countWhen() default "";
 
 	/**
+	 * SpEL expression over the method arguments by name (plus {@code #request} in web
+	 * requests) whose value, a whole number not below 0, is the cost this call reserves
+	 * when it starts, for example {@code "#body.maxTokens"}. The reservation is settled
+	 * against the actual cost once the call ends ({@link #actualCost()},
+	 * {@link #actualCostHeader()}, or {@link RateLimitUsage#report(long)}): the difference
+	 * is given back, or charged, beyond what is left, as debt. An estimate above the
+	 * capacity reserves the whole capacity, and one of 0 reserves 1, the least a decision
+	 * takes. Empty means "take it from the policy" ({@link #cost()} is the reservation
+	 * when the policy sets none either). Not for {@link Algorithm#CONCURRENCY} limits.
+	 * @return the estimate expression
+	 */
+	String estimate() default "";
+
+	/**
+	 * SpEL expression over the value the call returned ({@code #result}; for a
+	 * {@code Mono} or a {@code CompletionStage}, the value it completed with) and its
+	 * arguments by name whose value, a whole number not below 0, is the call's actual
+	 * cost, for example {@code "#result.usage.totalTokens"}. Evaluated when the call ends;
+	 * a cost reported through {@link RateLimitUsage} or a response header
+	 * ({@link #actualCostHeader()}) wins over it. Empty means "take it from the policy".
+	 * Not for {@link Algorithm#CONCURRENCY} limits.
+	 * <pre class="code">
+	 * &#64;RateLimited(name = "tokens", capacity = 100_000, period = "1m",
+	 *         estimate = "#body.maxTokens", actualCost = "#result.usage.totalTokens")
+	 * </pre>
+	 * @return the actual cost expression
+	 */
+	String actualCost() default "";
+
+	/**
+	 * Name of a response header carrying the call's actual cost as a whole number, read
+	 * when the response is final; web handlers only. A cost reported through
+	 * {@link RateLimitUsage} wins over it, and it wins over {@link #actualCost()}. Empty
+	 * means "take it from the policy". Not for {@link Algorithm#CONCURRENCY} limits.
+	 * @return the header name
+	 */
+	String actualCostHeader() default "";
+
+	/**
 	 * Container of repeated {@link RateLimited} annotations.
 	 */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -82,6 +82,21 @@ public class RateLimitPolicyProperties {
 	private List<String> countStatuses = new ArrayList<>();
 
 	/**
+	 * SpEL expression over the method arguments by name and #request whose value is the cost a call reserves when it starts; unset means the cost.
+	 */
+	private String estimate;
+
+	/**
+	 * SpEL expression over #result and the method arguments whose value is a call's actual cost, settled when it ends.
+	 */
+	private String actualCost;
+
+	/**
+	 * Name of the response header carrying a web handler's actual cost, settled when the response is final.
+	 */
+	private String actualCostHeader;
+
+	/**
 	 * Longest time a call waits for a permit instead of being rejected; unset means the annotation's maxWait.
 	 */
 	private Duration maxWait;
@@ -190,6 +205,30 @@ public class RateLimitPolicyProperties {
 
 	public void setCountStatuses(List<String> countStatuses) {
 		this.countStatuses = countStatuses;
+	}
+
+	public String getEstimate() {
+		return this.estimate;
+	}
+
+	public void setEstimate(String estimate) {
+		this.estimate = estimate;
+	}
+
+	public String getActualCost() {
+		return this.actualCost;
+	}
+
+	public void setActualCost(String actualCost) {
+		this.actualCost = actualCost;
+	}
+
+	public String getActualCostHeader() {
+		return this.actualCostHeader;
+	}
+
+	public void setActualCostHeader(String actualCostHeader) {
+		this.actualCostHeader = actualCostHeader;
 	}
 
 	public Duration getMaxWait() {

@@ -13,6 +13,7 @@ import io.github.ratelimit.internal.core.CountedOutcomes;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.LimitSettings;
 import io.github.ratelimit.internal.pipeline.ClientIpResolver;
+import io.github.ratelimit.internal.pipeline.CostExpressions;
 import io.github.ratelimit.internal.pipeline.CountedStatuses;
 import io.github.ratelimit.internal.pipeline.IpRange;
 
@@ -210,6 +211,12 @@ final class RateLimitPropertiesMapper {
 			.unit(policy.getUnit())
 			.countStatuses(countStatuses(policy.getCountStatuses(),
 					LimitResolver.policyProperty(name) + ".count-statuses"))
+			.estimate(CostExpressions.checkEstimate(policy.getEstimate(),
+					LimitResolver.policyProperty(name) + ".estimate"))
+			.actualCost(CostExpressions.checkActualCost(policy.getActualCost(),
+					LimitResolver.policyProperty(name) + ".actual-cost"))
+			.actualCostHeader(CostExpressions.checkHeader(policy.getActualCostHeader(),
+					LimitResolver.policyProperty(name) + ".actual-cost-header"))
 			.build();
 	}
 

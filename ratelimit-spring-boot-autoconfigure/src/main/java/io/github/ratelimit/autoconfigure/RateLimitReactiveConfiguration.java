@@ -8,6 +8,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 
 import io.github.ratelimit.PlanResolver;
@@ -15,6 +17,7 @@ import io.github.ratelimit.internal.pipeline.MethodLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.webflux.RateLimitExceptionAdvice;
 import io.github.ratelimit.internal.webflux.RateLimitHandlerWebFilter;
+import io.github.ratelimit.internal.webflux.RateLimitUsageArgumentResolver;
 import io.github.ratelimit.internal.webflux.RateLimitWebFilter;
 import io.github.ratelimit.internal.webflux.ReactiveHandlerLimits;
 
@@ -46,6 +49,17 @@ class RateLimitReactiveConfiguration {
 	RateLimitHandlerWebFilter rateLimitHandlerWebFilter(RequestRateLimiter requestRateLimiter,
 			ReactiveHandlerLimits reactiveHandlerLimits, ObjectProvider<RequestMappingHandlerMapping> mappings) {
 		return new RateLimitHandlerWebFilter(requestRateLimiter, reactiveHandlerLimits, mappings);
+	}
+
+	@Bean
+	WebFluxConfigurer rateLimitWebFluxConfigurer() {
+		return new WebFluxConfigurer() {
+			@Override
+			public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
+				// a handler reports its actual cost to a RateLimitUsage parameter
+				configurer.addCustomResolver(new RateLimitUsageArgumentResolver());
+			}
+		};
 	}
 
 	@Bean

@@ -10,6 +10,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.RateLimitConfigurationException;
+import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.LimitSettings;
 import io.github.ratelimit.internal.pipeline.RouteLimit;
@@ -63,7 +64,15 @@ final class RateLimitRoutesMapper {
 				name = guarded;
 			}
 			LimitSettings settings = RateLimitPropertiesMapper.settings(route, origin);
-			routes.add(new RouteLimit(pattern, Set.copyOf(methods), resolver.resolveRoute(name, settings, origin)));
+			LimitDefinition definition = resolver.resolveRoute(name, settings, origin);
+			if (definition.settles()) {
+				throw new RateLimitConfigurationException(origin + ".policy",
+						"policy '" + name + "' settles costs after the call (" + definition.settledCost()
+								+ "), which route limits do not: they take their cost before the handler is known",
+						"Put the limit on the handler with @RateLimited(\"" + name
+								+ "\"), or use a policy without estimate, actual-cost and actual-cost-header");
+			}
+			routes.add(new RouteLimit(pattern, Set.copyOf(methods), definition));
 			resolver.guards(name, origin, guarded);
 		}
 		return routes;

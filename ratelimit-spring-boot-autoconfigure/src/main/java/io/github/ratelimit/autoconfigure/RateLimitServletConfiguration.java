@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.List;
+
 import jakarta.servlet.DispatcherType;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,6 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -22,6 +25,7 @@ import io.github.ratelimit.internal.web.HandlerLimitsValidator;
 import io.github.ratelimit.internal.web.RateLimitExceptionResolver;
 import io.github.ratelimit.internal.web.RateLimitFilter;
 import io.github.ratelimit.internal.web.RateLimitHandlerInterceptor;
+import io.github.ratelimit.internal.web.RateLimitUsageArgumentResolver;
 import io.github.ratelimit.internal.web.WebCallContextProvider;
 
 /**
@@ -56,6 +60,12 @@ class RateLimitServletConfiguration {
 			@Override
 			public void addInterceptors(InterceptorRegistry registry) {
 				registry.addInterceptor(interceptor);
+			}
+
+			@Override
+			public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+				// a handler reports its actual cost to a RateLimitUsage parameter
+				resolvers.add(new RateLimitUsageArgumentResolver());
 			}
 		};
 	}

@@ -30,6 +30,8 @@ class ApiLineTests {
 			// overload protection: a priority, where it is declared and who else may decide it
 			"io.github.ratelimit.OverloadPriority", "io.github.ratelimit.RequestPriority",
 			"io.github.ratelimit.RequestPriorityResolver",
+			// costs known after the call: where a call reports what it actually cost
+			"io.github.ratelimit.RateLimitUsage",
 			// the store SPI
 			"io.github.ratelimit.store.Acquisition", "io.github.ratelimit.store.AtomicStateStorage",
 			"io.github.ratelimit.store.BucketKey",
@@ -66,8 +68,10 @@ class ApiLineTests {
 	@Test
 	void theLibraryApiStaysSmall() {
 		// 30 for what 1.0 counted requests with; overload protection added its priority, the
-		// annotation and the resolver that declare it, and its properties
-		assertThat(API).hasSizeLessThanOrEqualTo(34);
+		// annotation and the resolver that declare it, and its properties; costs settled after
+		// the call added the one object a call reports its actual cost to, which no
+		// annotation attribute can replace when the cost is known only in code
+		assertThat(API).hasSizeLessThanOrEqualTo(35);
 	}
 
 	@Test

@@ -35,7 +35,8 @@ import io.github.ratelimit.internal.core.RateLimitClock;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration(excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@Import({ E2eApplication.ThingsController.class, E2eApplication.Quotes.class, E2eApplication.CatchAll.class })
+@Import({ E2eApplication.ThingsController.class, E2eApplication.Quotes.class, E2eApplication.CatchAll.class,
+		SettlingHandlers.class })
 public class E2eApplication {
 
 	/** The clock every limit decides on; tests move it forward instead of sleeping. */

@@ -49,7 +49,7 @@ import io.github.ratelimit.internal.core.RateLimitClock;
 @SpringBootConfiguration
 @EnableAutoConfiguration(excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @Import({ ReactiveE2eApplication.ThingsController.class, ReactiveE2eApplication.Quotes.class,
-		ReactiveE2eApplication.CatchAll.class })
+		ReactiveE2eApplication.CatchAll.class, ReactiveSettlingHandlers.class })
 public class ReactiveE2eApplication {
 
 	/** The clock every limit decides on; tests move it forward instead of sleeping. */

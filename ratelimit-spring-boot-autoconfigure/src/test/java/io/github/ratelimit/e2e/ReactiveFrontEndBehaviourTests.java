@@ -87,6 +87,14 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	}
 
 	@Test
+	void aHandlerSettlesWhatItReportsToTheUsageInItsReactorContext() {
+		assertThat(this.http.get("/costs/context?estimate=400&used=40").statusCode()).isEqualTo(200);
+		HttpResponse<String> next = this.http.get("/costs/context?estimate=1&used=1");
+		assertThat(next.headers().firstValue("RateLimit"))
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"context-tokens\";r=959;"));
+	}
+
+	@Test
 	void onlyRequestsThatMayReachALimitedHandlerAreRoutedBeforeTheDispatcher() {
 		ReactiveE2eApplication.HANDLER_LOOKUPS.clear();
 		// no limited handler's pattern matches: routed once, by the dispatcher

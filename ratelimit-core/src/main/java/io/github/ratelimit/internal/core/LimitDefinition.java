@@ -34,10 +34,12 @@ import io.github.ratelimit.store.RateLimit;
  * draft-ietf-httpapi-ratelimit-headers: {@value #REQUESTS} (the default),
  * {@value #CONCURRENT_REQUESTS} for a concurrency limit (always), or a unit of the
  * application's such as {@code tokens}; {@code null} means the default of the algorithm
+ * @param settledCost how a call's reservation and actual cost are found, for a limit that
+ * settles costs after the call; {@link SettledCost#NONE} for one whose cost is {@code cost}
  */
 public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, String keyExpression,
 		RateLimit candidate, Duration maxWait, Map<String, RateLimit> plans, CountedOutcomes countStatuses,
-		String unit) {
+		String unit, SettledCost settledCost) {
 
 	/** The quota unit of rate limits that name none: each request counts its cost. */
 	public static final String REQUESTS = "requests";
@@ -62,6 +64,11 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 			}
 			// permits held while the call runs are given back whatever its outcome
 			countStatuses = CountedOutcomes.NONE;
+		}
+		settledCost = (settledCost != null) ? settledCost : SettledCost.NONE;
+		if (settledCost.settles() && AlgorithmSpec.of(limit.algorithm()).heldInFlight()) {
+			throw new IllegalArgumentException(
+					"a concurrency limit has no cost to settle: " + settledCost + " for limit '" + limit.name() + "'");
 		}
 		Objects.requireNonNull(maxWait, "maxWait must not be null");
 		if (maxWait.isNegative()) {
@@ -154,6 +161,34 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 	}
 
 	/**
+	 * The acquisitions of one call that reserves an estimated cost: the estimate, brought
+	 * within what a decision can take (at least 1, at most the capacity of the limit that
+	 * applies), instead of {@link #cost()}.
+	 * @param identity the identity of the call
+	 * @param plan the plan of the call, or {@code null}
+	 * @param estimate the estimated cost, 0 or more
+	 * @return one or two acquisitions
+	 */
+	public List<Acquisition> acquisitions(String identity, String plan, long estimate) {
+		RateLimit enforced = limitFor(plan);
+		long reserved = Math.max(1, Math.min(estimate, enforced.capacity()));
+		Acquisition acquisition = new Acquisition(enforced, identity, reserved);
+		if (this.candidate == null) {
+			return List.of(acquisition);
+		}
+		return List.of(acquisition,
+				new Acquisition(this.candidate, identity, Math.min(reserved, this.candidate.capacity())));
+	}
+
+	/**
+	 * Whether calls under this limit settle their actual cost when they end.
+	 * @return whether it sets an estimate, an actual cost or an actual cost header
+	 */
+	public boolean settles() {
+		return this.settledCost.settles();
+	}
+
+	/**
 	 * The limit for requests of a plan.
 	 * @param plan the plan name (compared ignoring case), or {@code null}
 	 * @return the plan's limit, or {@link #limit()} when there is no plan or the policy
@@ -195,6 +230,8 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		private CountedOutcomes countStatuses = CountedOutcomes.ALL;
 
 		private String unit;
+
+		private SettledCost settledCost = SettledCost.NONE;
 
 		private Builder(RateLimit limit) {
 			this.limit = limit;
@@ -281,13 +318,24 @@ public record LimitDefinition(RateLimit limit, long cost, List<KeySource> key, S
 		}
 
 		/**
+		 * Sets how a call's reservation and actual cost are found.
+		 * @param settledCost the expressions and header, {@link SettledCost#NONE} when the
+		 * limit does not settle
+		 * @return this builder
+		 */
+		public Builder settledCost(SettledCost settledCost) {
+			this.settledCost = settledCost;
+			return this;
+		}
+
+		/**
 		 * Builds the definition.
 		 * @return the definition
 		 * @throws IllegalArgumentException when it is invalid
 		 */
 		public LimitDefinition build() {
 			return new LimitDefinition(this.limit, this.cost, this.key, this.keyExpression, this.candidate,
-					this.maxWait, this.plans, this.countStatuses, this.unit);
+					this.maxWait, this.plans, this.countStatuses, this.unit, this.settledCost);
 		}
 
 	}

@@ -303,6 +303,15 @@ public final class LimitResolver {
 						"Remove the unit, or set algorithm to concurrency");
 			}
 		}
+		SettledCost settledCost = new SettledCost(merged.estimate(), merged.actualCost(), merged.actualCostHeader());
+		if (AlgorithmSpec.of(algorithm).heldInFlight() && settledCost.settles()) {
+			String property = (merged.estimate() != null) ? origins.of(LimitSettings::estimate, "estimate")
+					: (merged.actualCost() != null) ? origins.of(LimitSettings::actualCost, "actual-cost")
+							: origins.of(LimitSettings::actualCostHeader, "actual-cost-header");
+			throw invalid(property,
+					"a concurrency limit counts calls in flight, which have no cost to settle: " + settledCost,
+					"Remove estimate, actual-cost and actual-cost-header, or use a rate limit to count costs");
+		}
 		LimitDefinition definition = LimitDefinition.builder(limit)
 			.unit(unit)
 			.cost(cost)
@@ -312,6 +321,7 @@ public final class LimitResolver {
 			.maxWait(maxWait)
 			.plans(this.variants.plans(name, limit, cost))
 			.countStatuses(countStatuses)
+			.settledCost(settledCost)
 			.build();
 		if (!claim) {
 			return definition;
@@ -351,6 +361,9 @@ public final class LimitResolver {
 		sources.put("calendar", origins.source(LimitSettings::calendar, "calendar"));
 		sources.put("timeZone", origins.source(LimitSettings::timeZone, "time-zone"));
 		sources.put("unit", origins.source(LimitSettings::unit, "unit"));
+		sources.put("estimate", origins.source(LimitSettings::estimate, "estimate"));
+		sources.put("actualCost", origins.source(LimitSettings::actualCost, "actual-cost"));
+		sources.put("actualCostHeader", origins.source(LimitSettings::actualCostHeader, "actual-cost-header"));
 		return sources;
 	}
 

@@ -30,18 +30,32 @@ import io.github.ratelimit.KeySource;
  * @param countStatuses the outcomes that count, already validated where they were written
  * (final HTTP statuses, parsed by the web layer); {@code null} means not set
  * @param unit what the limit's quota counts, such as {@code tokens}; empty means not set
+ * @param estimate SpEL expression for the cost a call reserves, already parsed where it
+ * was written; {@code null} means not set
+ * @param actualCost SpEL expression for a call's actual cost over its result, already
+ * parsed where it was written; {@code null} means not set
+ * @param actualCostHeader name of the response header carrying a call's actual cost;
+ * {@code null} means not set
  */
 public record LimitSettings(Algorithm algorithm, Long capacity, Long refillTokens, Duration period, Long cost,
 		List<KeySource> key, String keyExpression, FailMode failMode, Boolean shadow, Duration maxWait,
-		CalendarPeriod calendar, ZoneId timeZone, CountedOutcomes countStatuses, String unit) {
+		CalendarPeriod calendar, ZoneId timeZone, CountedOutcomes countStatuses, String unit, String estimate,
+		String actualCost, String actualCostHeader) {
 
 	/** Settings that set nothing. */
 	public static final LimitSettings EMPTY = builder().build();
 
 	public LimitSettings {
 		key = (key != null) ? List.copyOf(key) : List.of();
-		keyExpression = (keyExpression != null && !keyExpression.isBlank()) ? keyExpression : null;
+		keyExpression = unlessBlank(keyExpression);
 		unit = (unit != null && !unit.isEmpty()) ? unit : null;
+		estimate = unlessBlank(estimate);
+		actualCost = unlessBlank(actualCost);
+		actualCostHeader = unlessBlank(actualCostHeader);
+	}
+
+	private static String unlessBlank(String text) {
+		return (text != null && !text.isBlank()) ? text.trim() : null;
 	}
 
 	/**
@@ -56,7 +70,9 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 				pick(override.keyExpression, this.keyExpression), pick(override.failMode, this.failMode),
 				pick(override.shadow, this.shadow), pick(override.maxWait, this.maxWait),
 				pick(override.calendar, this.calendar), pick(override.timeZone, this.timeZone),
-				pick(override.countStatuses, this.countStatuses), pick(override.unit, this.unit));
+				pick(override.countStatuses, this.countStatuses), pick(override.unit, this.unit),
+				pick(override.estimate, this.estimate), pick(override.actualCost, this.actualCost),
+				pick(override.actualCostHeader, this.actualCostHeader));
 	}
 
 	private static <T> T pick(T preferred, T fallback) {
@@ -101,6 +117,12 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		private CountedOutcomes countStatuses;
 
 		private String unit;
+
+		private String estimate;
+
+		private String actualCost;
+
+		private String actualCostHeader;
 
 		private Builder() {
 		}
@@ -247,13 +269,44 @@ public record LimitSettings(Algorithm algorithm, Long capacity, Long refillToken
 		}
 
 		/**
+		 * Sets the expression for the cost a call reserves.
+		 * @param estimate the expression, or {@code null} to leave it unset
+		 * @return this builder
+		 */
+		public Builder estimate(String estimate) {
+			this.estimate = estimate;
+			return this;
+		}
+
+		/**
+		 * Sets the expression for a call's actual cost.
+		 * @param actualCost the expression, or {@code null} to leave it unset
+		 * @return this builder
+		 */
+		public Builder actualCost(String actualCost) {
+			this.actualCost = actualCost;
+			return this;
+		}
+
+		/**
+		 * Sets the response header carrying a call's actual cost.
+		 * @param actualCostHeader the header name, or {@code null} to leave it unset
+		 * @return this builder
+		 */
+		public Builder actualCostHeader(String actualCostHeader) {
+			this.actualCostHeader = actualCostHeader;
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 */
 		public LimitSettings build() {
 			return new LimitSettings(this.algorithm, this.capacity, this.refillTokens, this.period, this.cost,
 					this.key, this.keyExpression, this.failMode, this.shadow, this.maxWait, this.calendar,
-					this.timeZone, this.countStatuses, this.unit);
+					this.timeZone, this.countStatuses, this.unit, this.estimate, this.actualCost,
+					this.actualCostHeader);
 		}
 
 	}

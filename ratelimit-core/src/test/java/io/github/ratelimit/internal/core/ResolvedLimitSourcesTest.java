@@ -51,7 +51,9 @@ class ResolvedLimitSourcesTest {
 				Map.entry("period", "ratelimit.policies.search.period"), Map.entry("cost", "annotation"),
 				Map.entry("key", "ratelimit.policies.search.key"), Map.entry("keyExpression", "default"),
 				Map.entry("failMode", "ratelimit.policies.search.fail-mode"), Map.entry("shadow", "default"),
-				Map.entry("calendar", "default"), Map.entry("timeZone", "default"), Map.entry("unit", "default"));
+				Map.entry("calendar", "default"), Map.entry("timeZone", "default"), Map.entry("unit", "default"),
+				Map.entry("estimate", "default"), Map.entry("actualCost", "default"),
+				Map.entry("actualCostHeader", "default"));
 	}
 
 	@Test

@@ -17,13 +17,18 @@ import org.springframework.aop.support.AopUtils;
 
 import io.github.ratelimit.PlanResolver;
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.core.UsageReports;
 import io.github.ratelimit.internal.pipeline.AnnotatedLimit;
 import io.github.ratelimit.internal.pipeline.CallContext;
 import io.github.ratelimit.internal.pipeline.CallContextProvider;
 import io.github.ratelimit.internal.pipeline.CallOutcomes;
+import io.github.ratelimit.internal.pipeline.CostExpressions;
+import io.github.ratelimit.internal.pipeline.CostSettlement;
+import io.github.ratelimit.internal.pipeline.CostSettlement.SettledCall;
 import io.github.ratelimit.internal.pipeline.DetachedCallContext;
 import io.github.ratelimit.internal.pipeline.MethodLimits;
 import io.github.ratelimit.internal.pipeline.OutcomeSettlement;
@@ -58,6 +63,12 @@ import io.github.ratelimit.store.RateLimitResult;
  * ignores interrupts, {@code CompletableFuture.cancel} interrupts nothing), so its
  * concurrency permits are held until their lease expires rather than let more calls run
  * than the limit allows.
+ * <p>
+ * Limits that settle costs after the call ({@code estimate}, {@code actualCost}) reserve
+ * their estimate and, once the call ends, settle in one store call what it reported to its
+ * {@code RateLimitUsage} (current on the calling thread while it runs, or in a
+ * {@code Mono}'s context), else what {@code actualCost} says of its result; a web
+ * handler's settle once its response is final instead.
  */
 public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
@@ -73,6 +84,8 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 	private final OutcomeSettlement settlement;
 
+	private final CostSettlement costs;
+
 	private RateLimitedMethodInterceptor(Builder builder) {
 		this.limits = builder.limits;
 		this.limiter = builder.limiter;
@@ -80,6 +93,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		this.waiter = builder.waiter;
 		this.plans = builder.plans;
 		this.settlement = new OutcomeSettlement(builder.limiter);
+		this.costs = new CostSettlement(builder.limiter, new CostExpressions());
 	}
 
 	/**
@@ -102,7 +116,10 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		}
 		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
 		if (this.contexts.limitsElsewhere(method)) {
-			return invocation.proceed();
+			// a reactive handler's limits settle once its response commits, maybe from its value
+			Object value = invocation.proceed();
+			return (ReactiveCalls.returnsMono(method) && this.limits.settleOverResult(limits))
+					? ReactiveCalls.reportingValue(method, invocation, value, this.costs) : value;
 		}
 		if (ReactiveCalls.returnsPublisher(method)) {
 			// each subscription is one call, decided when it subscribes, for its subscriber's principal
@@ -136,10 +153,11 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	private Object proceedCounting(MethodInvocation invocation, Bound bound, RateLimitResult result)
 			throws Throwable {
-		if (bound.outcomes().isEmpty()) {
+		if (!bound.settlesAfter()) {
 			return invocation.proceed();
 		}
 		Object value;
+		RateLimitUsage previous = (bound.usage() != null) ? UsageReports.bind(bound.usage()) : null;
 		try {
 			value = invocation.proceed();
 		}
@@ -147,11 +165,17 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 			settleThrown(bound, result, ex);
 			throw ex;
 		}
+		finally {
+			if (bound.usage() != null) {
+				UsageReports.bind(previous);
+			}
+		}
 		if (value instanceof CompletionStage<?> stage && returnsCompletionStage(invocation.getMethod())) {
 			// observed on the side: the caller keeps the very future the method returned
 			stage.whenComplete((completed, failure) -> {
 				if (isCancelled(stage)) {
 					// the caller went away, maybe not the work: the call keeps its permits
+					settleCancelled(bound, result, false);
 					return;
 				}
 				if (failure != null) {
@@ -177,7 +201,21 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 * waiting for the store when {@code async} (a reactive call, maybe on an event loop).
 	 */
 	void settleThrown(Bound bound, RateLimitResult result, Throwable failure, boolean async) {
-		this.settlement.settleThrown(bound.outcomes(), bound.acquisitions(), result, failure, async);
+		List<Acquisition> refunded = this.settlement.settleThrown(bound.outcomes(), bound.acquisitions(), result,
+				failure, async);
+		if (!bound.settled().isEmpty()) {
+			this.costs.settleEnded(bound.settled(), bound.acquisitions(), result, refunded, bound.usage(), async);
+		}
+	}
+
+	/**
+	 * Settles a call whose caller cancelled it: what it reported, if anything; its
+	 * outcome is unknown, so limits counting outcomes keep their permits.
+	 */
+	void settleCancelled(Bound bound, RateLimitResult result, boolean async) {
+		if (!bound.settled().isEmpty()) {
+			this.costs.settleEnded(bound.settled(), bound.acquisitions(), result, List.of(), bound.usage(), async);
+		}
 	}
 
 	/** Gives back the permits of limits that do not count a call that returned {@code value}. */
@@ -191,17 +229,27 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 */
 	void settleReturned(Bound bound, RateLimitResult result, MethodInvocation invocation, Object value,
 			boolean async) {
-		this.settlement.settleReturned(bound.outcomes(), bound.acquisitions(), result, invocation.getMethod(),
-				invocation.getArguments(), value, async);
+		if (bound.handler() != null) {
+			// a handler settles once its response is final, maybe from what it returned
+			bound.handler().handlerReturned(invocation.getMethod(), invocation.getArguments(), value);
+		}
+		List<Acquisition> refunded = this.settlement.settleReturned(bound.outcomes(), bound.acquisitions(), result,
+				invocation.getMethod(), invocation.getArguments(), value, async);
+		if (!bound.settled().isEmpty()) {
+			this.costs.settleReturned(bound.settled(), bound.acquisitions(), result, refunded, bound.usage(),
+					invocation.getMethod(), invocation.getArguments(), value, async);
+		}
 	}
 
 	/** Binds every limit of a call to its identity and plan, with the longest wait they allow. */
 	private Bound bind(List<AnnotatedLimit> limits, Method method, Object[] args, CallContext context, String route) {
 		List<Acquisition> acquisitions = new ArrayList<>(limits.size() + 2);
 		List<CountedCall> outcomes = List.of();
+		List<SettledCall> settled = List.of();
 		Duration maxWait = Duration.ZERO;
 		String plan = null;
 		boolean planResolved = false;
+		boolean handlerSettles = false;
 		for (AnnotatedLimit limit : limits) {
 			LimitDefinition definition = this.limits.definition(limit, limit.nameFor(route, method));
 			String identity = this.limits.identity(limit, definition, method, args, context);
@@ -209,12 +257,21 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 				plan = this.plans.resolve(context.principal());
 				planResolved = true;
 			}
-			List<Acquisition> limited = definition.acquisitions(identity, plan);
+			List<Acquisition> limited = this.costs.reserve(definition, identity, plan, method, args,
+					context.request());
 			if (route != null) {
 				// a handler's outcome is its response status, known once the response is final
 				context.countOnly(limited, definition.countStatuses());
+				if (definition.settles()) {
+					context.settleOnly(limited, definition);
+					handlerSettles = true;
+				}
 			}
-			else {
+			else if (definition.settles()) {
+				settled = (settled.isEmpty()) ? new ArrayList<>(2) : settled;
+				settled.add(new SettledCall(limited, definition));
+			}
+			if (route == null) {
 				CallOutcomes counted = CallOutcomes.of(limit, definition);
 				if (!counted.countsAll()) {
 					outcomes = (outcomes.isEmpty()) ? new ArrayList<>(2) : outcomes;
@@ -230,7 +287,9 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (route != null) {
 			acquisitions.addAll(context.takeDeferredAcquisitions());
 		}
-		return new Bound(acquisitions, maxWait, outcomes);
+		// a handler reports to its request's usage, settled once the response is final
+		RateLimitUsage usage = !settled.isEmpty() ? UsageReports.open() : handlerSettles ? context.usage() : null;
+		return new Bound(acquisitions, maxWait, outcomes, settled, usage, handlerSettles ? context : null);
 	}
 
 	/**
@@ -239,8 +298,20 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	 * @param acquisitions the acquisitions
 	 * @param maxWait the longest wait for a permit
 	 * @param outcomes the limits among them that count only some outcomes of the call
+	 * @param settled the limits among them that settle the call's actual cost
+	 * @param usage where the call reports its actual cost, {@code null} when no limit of
+	 * the call settles
+	 * @param handler the context of a web handler whose limits settle once its response is
+	 * final, told what the handler returned; otherwise {@code null}
 	 */
-	record Bound(List<Acquisition> acquisitions, Duration maxWait, List<CountedCall> outcomes) {
+	record Bound(List<Acquisition> acquisitions, Duration maxWait, List<CountedCall> outcomes,
+			List<SettledCall> settled, RateLimitUsage usage, CallContext handler) {
+
+		/** Whether something is given back or settled once the call ends. */
+		boolean settlesAfter() {
+			return !this.outcomes.isEmpty() || !this.settled.isEmpty() || this.handler != null;
+		}
+
 	}
 
 	private Object invokeAfterWaiting(MethodInvocation invocation, Bound bound, Duration maxWait,
@@ -304,6 +375,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	/** Proceeds on this (scheduler) thread, exposing the invocation to advice further down the chain. */
 	private void proceedInto(MethodInvocation invocation, CompletableFuture<Object> call, Bound bound,
 			RateLimitResult permit) {
+		RateLimitUsage previous = (bound.usage() != null) ? UsageReports.bind(bound.usage()) : null;
 		try {
 			Object value = ExposeInvocationInterceptor.INSTANCE.invoke(invocation);
 			if (value == null) {
@@ -317,6 +389,9 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 					if (!isCancelled(stage)) {
 						settleThrown(bound, permit, unwrap(failure));
 					}
+					else {
+						settleCancelled(bound, permit, false);
+					}
 					call.completeExceptionally(unwrap(failure));
 				}
 				else {
@@ -328,6 +403,11 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		catch (Throwable ex) {
 			settleThrown(bound, permit, ex);
 			call.completeExceptionally(ex);
+		}
+		finally {
+			if (bound.usage() != null) {
+				UsageReports.bind(previous);
+			}
 		}
 	}
 

@@ -20,9 +20,12 @@ import org.springframework.security.core.context.SecurityContext;
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.RateLimitWaiter;
 import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.pipeline.CostSettlement;
 import io.github.ratelimit.internal.pipeline.OutcomeSettlement;
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.store.RateLimitResult;
 
 /**
@@ -31,7 +34,9 @@ import io.github.ratelimit.store.RateLimitResult;
  * the subscriber's reactive security context; a rejection is signalled as a
  * {@link RateLimitExceededException} error. A subscriber that cancels before the call
  * runs (while it is decided, or waits for its drain slot) gets back what was granted; one
- * that cancels once the call runs keeps every permit it took.
+ * that cancels once the call runs keeps every permit it took. A {@code Mono} call whose
+ * limits settle their cost finds its {@link RateLimitUsage} in its Reactor context under
+ * the key {@code RateLimitUsage.class}.
  */
 final class ReactiveCalls {
 
@@ -49,6 +54,18 @@ final class ReactiveCalls {
 		return REACTOR_PRESENT && Reactor.isMonoOrFlux(method.getReturnType());
 	}
 
+	static boolean returnsMono(Method method) {
+		return REACTOR_PRESENT && Reactor.isMono(method.getReturnType());
+	}
+
+	/**
+	 * A reactive handler's {@code Mono} that tells the costs of its exchange (found in its
+	 * Reactor context) the value it emits, for limits settling over {@code #result}.
+	 */
+	static Object reportingValue(Method method, MethodInvocation invocation, Object value, CostSettlement costs) {
+		return (value != null) ? Reactor.reportingValue(method, invocation, value, costs) : null;
+	}
+
 	static Object limited(Method method, MethodInvocation invocation,
 			Function<Principal, RateLimitedMethodInterceptor.Bound> bind, RateLimiter limiter, RateLimitWaiter waiter,
 			RateLimitedMethodInterceptor outcomes) {
@@ -56,6 +73,20 @@ final class ReactiveCalls {
 	}
 
 	private static final class Reactor {
+
+		static boolean isMono(Class<?> type) {
+			return Mono.class.isAssignableFrom(type);
+		}
+
+		static Object reportingValue(Method method, MethodInvocation invocation, Object value, CostSettlement costs) {
+			Mono<?> mono = (Mono<?>) value;
+			Object[] args = invocation.getArguments();
+			return Mono.deferContextual((context) -> {
+				RequestCosts requestCosts = context.getOrDefault(RequestCosts.class, null);
+				return (requestCosts != null) ? mono.doOnNext((emitted) -> requestCosts.returned(costs, method, args, emitted))
+						: mono;
+			});
+		}
 
 		static boolean isMonoOrFlux(Class<?> type) {
 			return Mono.class.isAssignableFrom(type) || Flux.class.isAssignableFrom(type);
@@ -107,16 +138,22 @@ final class ReactiveCalls {
 			if (Mono.class.isAssignableFrom(method.getReturnType())) {
 				return permit.flatMap((taken) -> {
 					Mono<Object> call = Mono.defer(() -> Mono.from(proceed(invocation)));
-					if (taken.bound().outcomes().isEmpty()) {
+					if (!taken.bound().settlesAfter()) {
 						return call;
 					}
 					// the outcome of a Mono is its value (null when empty) or its error. A subscriber
 					// that cancels first leaves the outcome unknown and the work maybe running: the
-					// call keeps its permits (see RateLimitedMethodInterceptor)
-					return call
+					// call keeps its permits (see RateLimitedMethodInterceptor), and settles only a
+					// cost it reported
+					Mono<Object> settled = call
 						.doOnSuccess((value) -> outcomes.settleReturned(taken.bound(), taken.result(), invocation,
 								value, true))
-						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
+						.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
+						.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result(), true));
+					RateLimitUsage usage = taken.bound().usage();
+					// the call reports its actual cost to the usage it finds in its context
+					return (usage != null) ? settled.contextWrite((context) -> context.put(RateLimitUsage.class, usage))
+							: settled;
 				});
 			}
 			return permit.flatMapMany((taken) -> {

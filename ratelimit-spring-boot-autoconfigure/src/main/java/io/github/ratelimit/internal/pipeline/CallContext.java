@@ -5,7 +5,9 @@ import java.security.Principal;
 import java.util.List;
 
 import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.CountedOutcomes;
+import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -60,6 +62,36 @@ public interface CallContext {
 	 * @param statuses the statuses that count for them
 	 */
 	default void countOnly(List<Acquisition> acquisitions, CountedOutcomes statuses) {
+	}
+
+	/**
+	 * Says that acquisitions of the request's handler about to be decided settle their
+	 * cost once the response is final; outside web requests a call settles by itself and
+	 * this does nothing.
+	 * @param acquisitions the acquisitions of one limit
+	 * @param definition the limit, whose expressions and header give the actual cost
+	 */
+	default void settleOnly(List<Acquisition> acquisitions, LimitDefinition definition) {
+	}
+
+	/**
+	 * Called when the request's handler returned, with what it returned: the actual cost
+	 * of limits settling over {@code #result}. Outside web requests this does nothing.
+	 * @param method the handler method
+	 * @param args its arguments
+	 * @param value what it returned (for a {@code Mono} or a {@code CompletionStage}, the
+	 * value it completed with)
+	 */
+	default void handlerReturned(Method method, Object[] args, Object value) {
+	}
+
+	/**
+	 * Where the request's handler reports its actual cost, for handlers whose limits
+	 * settle once the response is final.
+	 * @return the request's usage, or {@code null} outside web requests
+	 */
+	default RateLimitUsage usage() {
+		return null;
 	}
 
 	/**

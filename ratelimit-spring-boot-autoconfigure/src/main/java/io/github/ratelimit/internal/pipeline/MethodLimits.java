@@ -84,6 +84,23 @@ public final class MethodLimits {
 	}
 
 	/**
+	 * Whether some of a method's limits settle over what it returns ({@code actualCost}),
+	 * as far as can be told without the route its unnamed limits are named after: set on
+	 * the annotation, or on the policy a named limit takes.
+	 * @param limits the method's limits
+	 * @return whether the method's result may be needed once it completes
+	 */
+	public boolean settleOverResult(List<AnnotatedLimit> limits) {
+		for (AnnotatedLimit limit : limits) {
+			if (limit.settings().actualCost() != null
+					|| (limit.name() != null && definition(limit, limit.name()).settledCost().actualCost() != null)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * The identity of a call for a limit: its key expression over the method arguments
 	 * (and {@code #request}) when it has one that gives a value, otherwise its key chain
 	 * in the call's context.

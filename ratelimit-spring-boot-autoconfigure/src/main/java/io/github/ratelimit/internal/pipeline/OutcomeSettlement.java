@@ -94,14 +94,17 @@ public final class OutcomeSettlement {
 	 * @param failure what the call threw
 	 * @param async whether to give back without waiting for the store (a reactive call,
 	 * maybe on an event loop)
+	 * @return what was given back, which a cost settlement leaves alone
 	 */
-	public void settleThrown(List<CountedCall> counted, List<Acquisition> decided, RateLimitResult result,
+	public List<Acquisition> settleThrown(List<CountedCall> counted, List<Acquisition> decided, RateLimitResult result,
 			Throwable failure, boolean async) {
+		List<Acquisition> refunded = List.of();
 		for (CountedCall call : counted) {
 			if (!call.outcomes().countsThrown(failure)) {
-				refundQuietly(admitted(call.acquisitions(), decided, result), result, async);
+				refunded = refundQuietly(admitted(call.acquisitions(), decided, result), result, async, refunded);
 			}
 		}
+		return refunded;
 	}
 
 	/**
@@ -114,9 +117,11 @@ public final class OutcomeSettlement {
 	 * @param args its arguments
 	 * @param value what it returned (for a {@code Mono}, the value it emitted)
 	 * @param async whether to give back without waiting for the store
+	 * @return what was given back, which a cost settlement leaves alone
 	 */
-	public void settleReturned(List<CountedCall> counted, List<Acquisition> decided, RateLimitResult result,
+	public List<Acquisition> settleReturned(List<CountedCall> counted, List<Acquisition> decided, RateLimitResult result,
 			Method method, Object[] args, Object value, boolean async) {
+		List<Acquisition> refunded = List.of();
 		for (CountedCall call : counted) {
 			boolean counts;
 			try {
@@ -126,9 +131,10 @@ public final class OutcomeSettlement {
 				counts = true;
 			}
 			if (!counts) {
-				refundQuietly(admitted(call.acquisitions(), decided, result), result, async);
+				refunded = refundQuietly(admitted(call.acquisitions(), decided, result), result, async, refunded);
 			}
 		}
+		return refunded;
 	}
 
 	/**
@@ -142,8 +148,15 @@ public final class OutcomeSettlement {
 		return admitted(acquisitions, acquisitions, result);
 	}
 
-	/** The acquisitions among {@code some} of {@code all} (decided in that order) that were admitted. */
-	private static List<Acquisition> admitted(List<Acquisition> some, List<Acquisition> all, RateLimitResult result) {
+	/**
+	 * The acquisitions among {@code some} of {@code all} (decided in that order) that were
+	 * admitted.
+	 * @param some the acquisitions of some limits of a call
+	 * @param all every acquisition of the call, in the order of the decision
+	 * @param result the decision, one per acquisition of {@code all} in order
+	 * @return those of {@code some} admitted
+	 */
+	static List<Acquisition> admitted(List<Acquisition> some, List<Acquisition> all, RateLimitResult result) {
 		List<Acquisition> admitted = new ArrayList<>(some.size());
 		for (Acquisition acquisition : some) {
 			for (int i = 0; i < all.size() && i < result.decisions().size(); i++) {
@@ -158,14 +171,18 @@ public final class OutcomeSettlement {
 		return admitted;
 	}
 
-	private void refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async) {
+	/** Gives back, and adds what it gave back to {@code refunded}. */
+	private List<Acquisition> refundQuietly(List<Acquisition> acquisitions, RateLimitResult result, boolean async,
+			List<Acquisition> refunded) {
 		if (acquisitions.isEmpty()) {
-			return;
+			return refunded;
 		}
+		List<Acquisition> given = new ArrayList<>(refunded);
+		given.addAll(acquisitions);
 		if (async) {
 			// completes in the background; a refund the store fails is dropped and counted
 			this.limiter.refundAsync(acquisitions, result);
-			return;
+			return given;
 		}
 		try {
 			this.limiter.refund(acquisitions, result);
@@ -173,6 +190,7 @@ public final class OutcomeSettlement {
 		catch (RuntimeException ex) {
 			// the call's own outcome stands; the store logs and counts its failures
 		}
+		return given;
 	}
 
 	/**

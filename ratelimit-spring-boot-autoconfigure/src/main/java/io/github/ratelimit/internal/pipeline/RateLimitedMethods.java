@@ -212,6 +212,10 @@ public final class RateLimitedMethods {
 			.timeZone(timeZone)
 			.unit(annotation.getString("unit"))
 			.countStatuses(countStatuses.countsAll() ? null : countStatuses)
+			.estimate(CostExpressions.checkEstimate(annotation.getString("estimate"), origin + " (estimate)"))
+			.actualCost(CostExpressions.checkActualCost(annotation.getString("actualCost"), origin + " (actualCost)"))
+			.actualCostHeader(
+					CostExpressions.checkHeader(annotation.getString("actualCostHeader"), origin + " (actualCostHeader)"))
 			.build();
 		return new AnnotatedLimit(name, settings, expression, origin, suffix, outcomes);
 	}

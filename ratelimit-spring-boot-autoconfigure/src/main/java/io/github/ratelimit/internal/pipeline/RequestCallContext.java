@@ -8,7 +8,9 @@ import java.util.function.Function;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitRequest;
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.core.CountedOutcomes;
+import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.store.Acquisition;
 import io.github.ratelimit.store.RateLimitResult;
 
@@ -82,14 +84,40 @@ public final class RequestCallContext implements CallContext {
 	}
 
 	@Override
+	public void settleOnly(List<Acquisition> acquisitions, LimitDefinition definition) {
+		this.web.costs().find(true).settleOnly(acquisitions, definition);
+	}
+
+	@Override
+	public void handlerReturned(Method method, Object[] args, Object value) {
+		RequestCosts costs = this.web.costs().find(false);
+		if (costs != null) {
+			costs.returned(this.limiter.costs(), method, args, value);
+		}
+	}
+
+	@Override
+	public RateLimitUsage usage() {
+		return this.web.costs().find(true).usage();
+	}
+
+	@Override
 	public void allowed(List<Acquisition> acquisitions, RateLimitResult result) {
 		this.limiter.allowed(acquisitions, result, this.state);
+		RequestCosts costs = this.web.costs().find(false);
+		if (costs != null) {
+			costs.admitted(acquisitions, result);
+		}
 		this.limiter.headers(this.state, this.web.responseHeaders());
 	}
 
 	@Override
 	public void rejected(RateLimitResult result, boolean refundEarlierStages) {
 		this.limiter.rejected(result, this.state, refundEarlierStages);
+		RequestCosts costs = this.web.costs().find(false);
+		if (costs != null) {
+			costs.rejected(refundEarlierStages);
+		}
 	}
 
 	/**
@@ -99,8 +127,10 @@ public final class RequestCallContext implements CallContext {
 	 * @param handlerRoutes the canonical route of a method when it is the request's
 	 * handler, otherwise {@code null}
 	 * @param responseHeaders sets a header of the response, while it can still be set
+	 * @param costs finds the request's {@link RequestCosts}
 	 */
-	public record WebHooks(Function<Method, String> handlerRoutes, BiConsumer<String, String> responseHeaders) {
+	public record WebHooks(Function<Method, String> handlerRoutes, BiConsumer<String, String> responseHeaders,
+			RequestCosts.Attribute costs) {
 	}
 
 }

@@ -2,9 +2,11 @@ package io.github.ratelimit.internal.pipeline;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.PlanResolver;
@@ -39,6 +41,8 @@ public final class RequestRateLimiter {
 
 	private final OutcomeSettlement settlement;
 
+	private final CostSettlement costs;
+
 	private final boolean decidesOnCallingThread;
 
 	private final BooleanSupplier callLimits;
@@ -49,6 +53,7 @@ public final class RequestRateLimiter {
 		this.renderer = new VerdictRenderer(builder.limiter, builder.responses);
 		this.decider = new StageDecider(builder.limiter, this.renderer);
 		this.settlement = new OutcomeSettlement(builder.limiter);
+		this.costs = new CostSettlement(builder.limiter, new CostExpressions());
 		this.decidesOnCallingThread = builder.limiter.decidesOnCallingThread();
 		this.callLimits = builder.callLimits;
 	}
@@ -237,6 +242,20 @@ public final class RequestRateLimiter {
 	}
 
 	/**
+	 * Decides one stage of a request without holding the calling thread, telling the
+	 * request's costs which decision admitted the limits that settle.
+	 * @param acquisitions the acquisitions of this stage
+	 * @param state the request's state
+	 * @param maxWaitMicros longest wait for a permit; 0 never waits
+	 * @param costs the request's costs, or {@code null} when nothing settles
+	 * @return the verdict
+	 */
+	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, RequestCosts costs) {
+		return this.decider.decideAsync(acquisitions, state, maxWaitMicros, costs);
+	}
+
+	/**
 	 * What a decided stage comes to (see {@link StageDecider#verdict}).
 	 * @param acquisitions the acquisitions of the stage
 	 * @param result their decisions
@@ -367,6 +386,29 @@ public final class RequestRateLimiter {
 	 */
 	public CompletionStage<Void> releaseHeldAsync(RequestLimits state) {
 		return this.settlement.releaseHeldAsync(state);
+	}
+
+	/**
+	 * Settles the actual cost of a request whose response is final (see
+	 * {@link RequestCosts#settle}).
+	 * @param costs the request's costs, or {@code null} when nothing settles
+	 * @param status the final response status
+	 * @param headers the value of a response header by name, or {@code null}
+	 * @param async whether to settle without waiting for the store (an event loop)
+	 * @return completes when the store has answered (a failed settlement is dropped)
+	 */
+	public CompletionStage<Void> settleCosts(RequestCosts costs, int status, Function<String, String> headers,
+			boolean async) {
+		return (costs != null) ? costs.settle(status, headers, this.costs, async)
+				: CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Settles the estimates and actual costs of limits, for handlers whose limits settle.
+	 * @return the cost settlement
+	 */
+	public CostSettlement costs() {
+		return this.costs;
 	}
 
 	/** Builds a {@link RequestRateLimiter}. */

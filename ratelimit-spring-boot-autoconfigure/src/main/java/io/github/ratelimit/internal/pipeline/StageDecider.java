@@ -84,7 +84,7 @@ public final class StageDecider {
 			return new Verdict(this.renderer.unavailable(state, ex), 0);
 		}
 		if (!decision.allowed()) {
-			return verdict(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), state, false);
+			return verdict(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), state, false, null);
 		}
 		state.recordSingle(decision, identity, cost);
 		long delay = decision.delayMicros();
@@ -113,8 +113,9 @@ public final class StageDecider {
 		}
 		if (!decision.allowed()) {
 			RequestLimits state = new RequestLimits();
+			// a route limit settles nothing (routes refuse settling policies): no costs to keep
 			Verdict verdict = verdict(List.of(new Acquisition(limit, identity, cost)), decision.toResult(), state,
-					false);
+					false, null);
 			if (verdict.proceeds()) {
 				this.renderer.writeHeaders(state, headers);
 			}
@@ -138,13 +139,27 @@ public final class StageDecider {
 	 */
 	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
 			long maxWaitMicros) {
+		return decideAsync(acquisitions, state, maxWaitMicros, null);
+	}
+
+	/**
+	 * Decides like {@link #decideAsync(List, RequestLimits, long)}, telling the request's
+	 * costs which decision admitted the limits that settle.
+	 * @param acquisitions the acquisitions of this stage
+	 * @param state the request's state
+	 * @param maxWaitMicros longest wait for a permit; 0 never waits
+	 * @param costs the request's costs, or {@code null} when nothing settles
+	 * @return the verdict
+	 */
+	public CompletionStage<Verdict> decideAsync(List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, RequestCosts costs) {
 		// the clock matters only to a stage that may wait
 		long deadline = (maxWaitMicros > 0) ? System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(maxWaitMicros) : 0;
-		return attempt(acquisitions, state, maxWaitMicros, deadline);
+		return attempt(acquisitions, state, maxWaitMicros, deadline, costs);
 	}
 
 	private CompletionStage<Verdict> attempt(List<Acquisition> acquisitions, RequestLimits state,
-			long maxWaitMicros, long deadline) {
+			long maxWaitMicros, long deadline, RequestCosts costs) {
 		long left = (maxWaitMicros > 0) ? Math.max(0, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime())) : 0;
 		// watched before deciding, so that a release right after the rejection is not missed
 		ReleaseWait release = (maxWaitMicros > 0) ? this.limiter.watchReleases(acquisitions) : null;
@@ -155,7 +170,7 @@ public final class StageDecider {
 			// rejection may be tried again within the wait
 			RateLimitResult result = decided.join();
 			if (maxWaitMicros == 0 || result.allowed()) {
-				return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
+				return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true, costs));
 			}
 		}
 		return decided.handle((result, failure) -> {
@@ -179,15 +194,15 @@ public final class StageDecider {
 				Executor timer = CompletableFuture.delayedExecutor(retryAfter, TimeUnit.MICROSECONDS);
 				CompletableFuture<Object> retry = CompletableFuture.supplyAsync(() -> null, timer);
 				if (release == null) {
-					return retry.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline));
+					return retry.thenCompose((ignored) -> attempt(acquisitions, state, maxWaitMicros, deadline, costs));
 				}
 				// a concurrency limit's waiter tries again as soon as a call gives its permit back
 				return CompletableFuture.anyOf(retry, release.released()).thenComposeAsync((ignored) -> {
 					release.close();
-					return attempt(acquisitions, state, maxWaitMicros, deadline);
+					return attempt(acquisitions, state, maxWaitMicros, deadline, costs);
 				});
 			}
-			return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true));
+			return CompletableFuture.completedFuture(verdict(acquisitions, result, state, true, costs));
 		}).thenCompose((next) -> next);
 	}
 
@@ -210,7 +225,7 @@ public final class StageDecider {
 	 * @return the verdict
 	 */
 	public Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state) {
-		return verdict(acquisitions, result, state, false);
+		return verdict(acquisitions, result, state, false, null);
 	}
 
 	/**
@@ -219,8 +234,17 @@ public final class StageDecider {
 	 * attached, which then runs on the thread that asked).
 	 */
 	private Verdict verdict(List<Acquisition> acquisitions, RateLimitResult result, RequestLimits state,
-			boolean async) {
+			boolean async, RequestCosts costs) {
 		state.record(acquisitions, result);
+		if (costs != null) {
+			// what settles once the response is final: the admitted limits, or nothing
+			if (result.allowed()) {
+				costs.admitted(acquisitions, result);
+			}
+			else {
+				costs.rejected(true);
+			}
+		}
 		if (async && result.allowed() && state.abandoned()) {
 			// the client went away while the store decided: this stage never begins, so what
 			// it was granted goes back; what earlier stages began with stays taken

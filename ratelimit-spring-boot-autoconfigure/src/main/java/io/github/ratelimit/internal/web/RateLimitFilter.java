@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.web.filter.OncePerRequestFilter;
 
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.pipeline.RouteLimit;
@@ -84,7 +85,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	private void settle(HttpServletRequest request, HttpServletResponse response, boolean completed) {
 		RequestLimits state = ServletRateLimitRequest.state(request);
-		if (state == null || !state.countsByStatus()) {
+		RequestCosts costs = ServletRateLimitRequest.costs(request);
+		if ((state == null || !state.countsByStatus()) && (costs == null || !costs.settles())) {
 			return;
 		}
 		if (completed && request.isAsyncStarted()) {
@@ -94,7 +96,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				public void onComplete(AsyncEvent event) {
 					HttpServletResponse completedResponse = (event.getSuppliedResponse() instanceof HttpServletResponse supplied)
 							? supplied : response;
-					RateLimitFilter.this.limiter.settle(state, completedResponse.getStatus());
+					settleNow(state, costs, completedResponse, completedResponse.getStatus());
 				}
 
 				@Override
@@ -114,7 +116,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			});
 			return;
 		}
-		this.limiter.settle(state, completed ? response.getStatus() : HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+		settleNow(state, costs, response, completed ? response.getStatus() : HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+	}
+
+	/** Gives back what the final status does not count, and settles actual costs. */
+	private void settleNow(RequestLimits state, RequestCosts costs, HttpServletResponse response, int status) {
+		this.limiter.settle(state, status);
+		this.limiter.settleCosts(costs, status, response::getHeader, false);
 	}
 
 }

@@ -17,6 +17,7 @@ import org.springframework.web.util.UrlPathHelper;
 import io.github.ratelimit.RateLimitRequest;
 import io.github.ratelimit.internal.pipeline.PrincipalNames;
 import io.github.ratelimit.internal.pipeline.ProblemResponse;
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.pipeline.Verdict;
@@ -107,6 +108,30 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 			request.setAttribute(RequestLimits.ATTRIBUTE, state);
 		}
 		return state;
+	}
+
+	/**
+	 * The costs a request settles once its response is final.
+	 * @param request the request
+	 * @return the costs, or {@code null} when nothing asked for them yet
+	 */
+	public static RequestCosts costs(HttpServletRequest request) {
+		Object costs = request.getAttribute(RequestCosts.ATTRIBUTE);
+		return (costs instanceof RequestCosts existing) ? existing : null;
+	}
+
+	/**
+	 * The costs a request settles once its response is final, created on first use.
+	 * @param request the request
+	 * @return the costs
+	 */
+	public static RequestCosts costsOrCreate(HttpServletRequest request) {
+		RequestCosts costs = costs(request);
+		if (costs == null) {
+			costs = new RequestCosts();
+			request.setAttribute(RequestCosts.ATTRIBUTE, costs);
+		}
+		return costs;
 	}
 
 	/**

@@ -53,7 +53,8 @@ public final class WebCallContextProvider implements CallContextProvider {
 					if (response != null) {
 						ServletRateLimitRequest.setHeader(response, name, value);
 					}
-				}));
+				}, (create) -> create ? ServletRateLimitRequest.costsOrCreate(request)
+						: ServletRateLimitRequest.costs(request)));
 	}
 
 	/** The canonical route of the request when {@code method} is its handler. */

@@ -10,6 +10,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.cors.reactive.CorsUtils;
@@ -19,7 +20,9 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
+import io.github.ratelimit.RateLimitUsage;
 import io.github.ratelimit.internal.pipeline.PrincipalNames;
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.store.Acquisition;
@@ -125,7 +128,24 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 		if (acquisitions.isEmpty()) {
 			return chain.filter(exchange);
 		}
-		return RateLimitWebFilter.decide(exchange, acquisitions, state, maxWaitMicros, this.limiter, chain);
+		RequestCosts costs = ReactiveResponses.costs(exchange, false);
+		if (costs == null || !costs.settles()) {
+			return RateLimitWebFilter.decide(exchange, acquisitions, state, maxWaitMicros, this.limiter, chain, null);
+		}
+		// as the response commits its status and headers are final, and the handler's value known
+		exchange.getResponse()
+			.beforeCommit(() -> Mono.fromCompletionStage(() -> ServerEventLoops.completeOn(exchange,
+					this.limiter.settleCosts(costs, status(exchange),
+							(name) -> exchange.getResponse().getHeaders().getFirst(name), true))));
+		// the handler reports its actual cost to the usage in its Reactor context
+		WebFilterChain reporting = (next) -> chain.filter(next)
+			.contextWrite((context) -> context.put(RateLimitUsage.class, costs.usage()).put(RequestCosts.class, costs));
+		return RateLimitWebFilter.decide(exchange, acquisitions, state, maxWaitMicros, this.limiter, reporting, costs);
+	}
+
+	private static int status(ServerWebExchange exchange) {
+		HttpStatusCode status = exchange.getResponse().getStatusCode();
+		return (status != null) ? status.value() : 200;
 	}
 
 	@Override

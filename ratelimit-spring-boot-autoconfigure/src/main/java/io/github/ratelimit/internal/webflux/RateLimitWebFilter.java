@@ -14,6 +14,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 import io.github.ratelimit.internal.pipeline.RouteLimit;
@@ -86,7 +87,17 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 */
 	static Mono<Void> decide(ServerWebExchange exchange, List<Acquisition> acquisitions, RequestLimits state,
 			long maxWaitMicros, RequestRateLimiter limiter, WebFilterChain chain) {
-		CompletableFuture<Verdict> decided = limiter.decideAsync(acquisitions, state, maxWaitMicros)
+		return decide(exchange, acquisitions, state, maxWaitMicros, limiter, chain, null);
+	}
+
+	/**
+	 * Decides a stage as {@link #decide(ServerWebExchange, List, RequestLimits, long,
+	 * RequestRateLimiter, WebFilterChain)} does, telling the request's costs which decision
+	 * admitted the limits that settle.
+	 */
+	static Mono<Void> decide(ServerWebExchange exchange, List<Acquisition> acquisitions, RequestLimits state,
+			long maxWaitMicros, RequestRateLimiter limiter, WebFilterChain chain, RequestCosts costs) {
+		CompletableFuture<Verdict> decided = limiter.decideAsync(acquisitions, state, maxWaitMicros, costs)
 			.toCompletableFuture();
 		// a client gone before the stage began (while its decision or its drain slot was
 		// awaited) keeps nothing it was granted; once the request went on, it keeps its charge

@@ -200,8 +200,18 @@ public final class ReactiveHandlerLimits implements SmartInitializingSingleton, 
 				plan = this.plans.resolve(request.principal());
 				planResolved = true;
 			}
-			List<Acquisition> limited = definition.acquisitions(identity, plan);
+			List<Acquisition> limited;
+			if (definition.settledCost().estimate() != null) {
+				evaluation = (evaluation != null) ? evaluation : variables(exchange, form);
+				limited = this.limiter.costs().reserve(definition, identity, plan, evaluation);
+			}
+			else {
+				limited = definition.acquisitions(identity, plan);
+			}
 			ReactiveResponses.state(exchange).countOnly(limited, definition.countStatuses());
+			if (definition.settles()) {
+				ReactiveResponses.costs(exchange, true).settleOnly(limited, definition);
+			}
 			acquisitions.addAll(limited);
 			if (limit.settings().maxWait() != null && definition.maxWait().compareTo(maxWait) > 0) {
 				maxWait = definition.maxWait();

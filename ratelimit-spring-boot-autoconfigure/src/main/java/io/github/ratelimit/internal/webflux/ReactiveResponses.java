@@ -13,6 +13,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 
 import io.github.ratelimit.internal.pipeline.ProblemResponse;
+import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
 
@@ -42,6 +43,22 @@ final class ReactiveResponses {
 		}
 		RequestLimits created = new RequestLimits();
 		exchange.getAttributes().put(RequestLimits.ATTRIBUTE, created);
+		return created;
+	}
+
+	/**
+	 * The costs an exchange settles once its response is final.
+	 * @param exchange the exchange
+	 * @param create whether to create them when the exchange has none yet
+	 * @return the costs, or {@code null} when it has none and {@code create} is false
+	 */
+	static RequestCosts costs(ServerWebExchange exchange, boolean create) {
+		Object costs = exchange.getAttributes().get(RequestCosts.ATTRIBUTE);
+		if (costs instanceof RequestCosts existing || !create) {
+			return (costs instanceof RequestCosts existing) ? existing : null;
+		}
+		RequestCosts created = new RequestCosts();
+		exchange.getAttributes().put(RequestCosts.ATTRIBUTE, created);
 		return created;
 	}
 

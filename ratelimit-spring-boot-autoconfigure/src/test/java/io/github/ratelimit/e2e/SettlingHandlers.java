@@ -1,0 +1,56 @@
+package io.github.ratelimit.e2e;
+
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.KeySource;
+import io.github.ratelimit.RateLimitUsage;
+import io.github.ratelimit.RateLimited;
+
+/**
+ * Handlers whose token limits reserve an estimate and settle the actual cost once the
+ * response is final: from what they return, from a response header, or from what they
+ * report to their {@link RateLimitUsage}.
+ */
+@RestController
+class SettlingHandlers {
+
+	@RateLimited(name = "completion-requests", capacity = 100, period = "1h", key = KeySource.GLOBAL)
+	@RateLimited(name = "completion-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
+			estimate = "#maxTokens", actualCost = "#result.totalTokens")
+	@PostMapping("/completions")
+	Completion complete(@RequestParam long maxTokens, @RequestParam long used) {
+		return new Completion(used);
+	}
+
+	@RateLimited(name = "header-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
+			estimate = "#estimate", actualCostHeader = "X-Tokens-Used")
+	@GetMapping("/costs/header")
+	ResponseEntity<String> header(@RequestParam long estimate, @RequestParam long used) {
+		return ResponseEntity.ok().header("X-Tokens-Used", Long.toString(used)).body("used " + used);
+	}
+
+	@RateLimited(name = "reported-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
+			estimate = "#estimate")
+	@GetMapping("/costs/reported")
+	String reported(@RequestParam long estimate, @RequestParam long used, RateLimitUsage usage) {
+		usage.report(used);
+		return "used " + used;
+	}
+
+	@RateLimited(name = "current-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
+			estimate = "#estimate")
+	@GetMapping("/costs/current")
+	String current(@RequestParam long estimate, @RequestParam long used) {
+		RateLimitUsage.current().report(used);
+		return "used " + used;
+	}
+
+	/** What a model answers: how many tokens it used. */
+	record Completion(long totalTokens) {
+	}
+
+}
