@@ -490,13 +490,13 @@ abstract class FrontEndBehaviourTests {
 		assertThat(first.statusCode()).isEqualTo(200);
 		assertThat(first.body()).contains("\"totalTokens\":100");
 		// the reservation is what the headers advertise while the call runs
-		assertThat(String.join(", ", first.headers().allValues("RateLimit"))).contains("\"completion-tokens\";r=400;");
+		assertThat(String.join(", ", first.headers().allValues("RateLimit"))).contains("\"settled-tokens\";r=400;");
 		// 900 left once settled: without the settlement 400 would refuse this estimate
 		HttpResponse<String> second = this.http.post("/completions?maxTokens=800&used=50", "");
 		assertThat(second.statusCode()).isEqualTo(200);
 		HttpResponse<String> third = this.http.post("/completions?maxTokens=1&used=1", "");
 		assertThat(String.join(", ", third.headers().allValues("RateLimit")))
-			.contains("\"completion-tokens\";r=849;")
+			.contains("\"settled-tokens\";r=849;")
 			.contains("\"completion-requests\";r=97;");
 	}
 

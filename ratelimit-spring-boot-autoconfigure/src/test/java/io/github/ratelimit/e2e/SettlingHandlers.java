@@ -19,7 +19,7 @@ import io.github.ratelimit.RateLimited;
 class SettlingHandlers {
 
 	@RateLimited(name = "completion-requests", capacity = 100, period = "1h", key = KeySource.GLOBAL)
-	@RateLimited(name = "completion-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
+	@RateLimited(name = "settled-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
 			estimate = "#maxTokens", actualCost = "#result.totalTokens")
 	@PostMapping("/completions")
 	Completion complete(@RequestParam long maxTokens, @RequestParam long used) {
