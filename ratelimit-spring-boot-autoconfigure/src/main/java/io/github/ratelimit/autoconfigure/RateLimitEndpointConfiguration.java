@@ -15,6 +15,8 @@ import io.github.ratelimit.internal.actuate.OverloadStatus;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.RateLimiter;
+import io.github.ratelimit.internal.core.SettledCosts;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
@@ -32,8 +34,10 @@ class RateLimitEndpointConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
 	RateLimitsEndpoint rateLimitsEndpoint(LimitResolver rateLimitResolver, RateLimitStore rateLimitStore,
-			ObjectProvider<OverloadStatus> overload) {
-		return new RateLimitsEndpoint(rateLimitResolver, rateLimitStore, overload.getIfAvailable());
+			ObjectProvider<OverloadStatus> overload, ObjectProvider<RateLimiter> rateLimiter) {
+		RateLimiter limiter = rateLimiter.getIfAvailable();
+		return new RateLimitsEndpoint(rateLimitResolver, rateLimitStore, overload.getIfAvailable(),
+				(limiter != null) ? limiter.settledCosts() : new SettledCosts());
 	}
 
 	@Bean

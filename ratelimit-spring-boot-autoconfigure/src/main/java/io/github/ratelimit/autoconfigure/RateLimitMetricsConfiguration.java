@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.metrics.RateLimitMetrics;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -22,8 +23,12 @@ class RateLimitMetricsConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitMetrics rateLimitMetrics(MeterRegistry meterRegistry, ObjectProvider<RateLimitStore> rateLimitStore) {
-		return new RateLimitMetrics(meterRegistry, rateLimitStore::getIfAvailable);
+	RateLimitMetrics rateLimitMetrics(MeterRegistry meterRegistry, ObjectProvider<RateLimitStore> rateLimitStore,
+			ObjectProvider<LimitResolver> rateLimitResolver) {
+		return new RateLimitMetrics(meterRegistry, rateLimitStore::getIfAvailable, (limit) -> {
+			LimitResolver resolver = rateLimitResolver.getIfAvailable();
+			return (resolver != null) ? resolver.unitOf(limit) : null;
+		});
 	}
 
 }

@@ -51,6 +51,12 @@ final class RateLimitObservers {
 			}
 
 			@Override
+			public void settled(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+				// each observer gets its own copy, as the limiter gives one
+				observers.forEach((observer) -> observer.settled(reserved, decided, actualCosts.clone()));
+			}
+
+			@Override
 			public void storeFailed(String store, Throwable failure) {
 				observers.forEach((observer) -> observer.storeFailed(store, failure));
 			}

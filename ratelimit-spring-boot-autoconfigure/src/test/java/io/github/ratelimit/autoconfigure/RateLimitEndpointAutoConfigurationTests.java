@@ -3,20 +3,26 @@ package io.github.ratelimit.autoconfigure;
 import java.util.List;
 import java.util.Map;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.internal.core.LimitResolver;
+import io.github.ratelimit.internal.core.SettledCosts;
 import io.github.ratelimit.internal.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -72,7 +78,7 @@ class RateLimitEndpointAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
 			.withBean("myEndpoint", RateLimitsEndpoint.class,
 					() -> new RateLimitsEndpoint(new LimitResolver(Map.of(), List.of()), new InMemoryRateLimitStore(),
-							null))
+							null, new SettledCosts()))
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitsEndpoint.class)
 				.hasBean("myEndpoint")
 				.hasSingleBean(RateLimitsEndpointWebExtension.class));
@@ -87,6 +93,52 @@ class RateLimitEndpointAutoConfigurationTests {
 					.read(null, null);
 				assertThat(limits.store()).isEqualTo(new RateLimitsEndpoint.StoreDescriptor("memory", "memory"));
 				assertThat(context.getBean(RateLimitStore.class)).isInstanceOf(InMemoryRateLimitStore.class);
+			});
+	}
+
+	@Test
+	void showsWhatCallsOfALimitThatSettlesReservedAndWereCharged() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.withBean(ChatService.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
+			.run((context) -> {
+				ChatService chat = context.getBean(ChatService.class);
+				chat.complete(100, 40);
+				chat.complete(50, 80);
+				chat.ping();
+				RateLimitsEndpoint.LimitsDescriptor limits = (RateLimitsEndpoint.LimitsDescriptor) context
+					.getBean(RateLimitsEndpoint.class)
+					.read(null, null);
+				assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals("chat-tokens"))
+					.singleElement()
+					.satisfies((limit) -> assertThat(limit.costs())
+						.isEqualTo(new RateLimitsEndpoint.CostsDescriptor(2, 150, 120, 60, 30)));
+				assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals("chat-pings"))
+					.singleElement()
+					.satisfies((limit) -> assertThat(limit.costs()).isNull());
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				Counter settled = registry.get("ratelimit.cost.settled").tag("limit", "chat-tokens").counter();
+				assertThat(settled.count()).isEqualTo(120);
+				assertThat(settled.getId().getBaseUnit()).isEqualTo("tokens");
+				assertThat(registry.get("ratelimit.requests").tag("limit", "chat-pings").counters()).isNotEmpty();
+				assertThat(registry.find("ratelimit.cost.reserved").tag("limit", "chat-pings").meters()).isEmpty();
+			});
+	}
+
+	@Test
+	void showsZeroCostsForALimitThatSettlesBeforeAnyCallSettled() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+			.withBean(ChatService.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
+			.run((context) -> {
+				RateLimitsEndpoint.LimitsDescriptor limits = (RateLimitsEndpoint.LimitsDescriptor) context
+					.getBean(RateLimitsEndpoint.class)
+					.read(null, null);
+				assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals("chat-tokens"))
+					.singleElement()
+					.satisfies((limit) -> assertThat(limit.costs())
+						.isEqualTo(new RateLimitsEndpoint.CostsDescriptor(0, 0, 0, 0, 0)));
 			});
 	}
 
@@ -134,6 +186,20 @@ class RateLimitEndpointAutoConfigurationTests {
 					.doesNotHaveBean(RateLimitsEndpointResetWarning.class);
 				assertThat(output).doesNotContain(RESET_WARNING);
 			});
+	}
+
+	static class ChatService {
+
+		@RateLimited(name = "chat-tokens", capacity = 1000, period = "1m", unit = "tokens",
+				keyExpression = "'tenant:a'", estimate = "#maxTokens", actualCost = "#result")
+		public long complete(long maxTokens, long used) {
+			return used;
+		}
+
+		@RateLimited(name = "chat-pings", capacity = 10, period = "1m", keyExpression = "'tenant:a'")
+		public void ping() {
+		}
+
 	}
 
 }

@@ -52,6 +52,19 @@ class RateLimitObserversTests {
 	}
 
 	@Test
+	void everyObserverIsToldOfASettlementWithItsOwnCopyOfTheActualCosts() {
+		List<String> told = new ArrayList<>();
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerSingleton("first", recorder("first", told));
+		beanFactory.registerSingleton("second", recorder("second", told));
+		RateLimitObserver observer = RateLimitObservers.of(beanFactory.getBeanProvider(RateLimitObserver.class));
+		RateLimitDecision decision = new RateLimitDecision(this.limit, true, 1, 60_000_000, 0, 0);
+		observer.settled(List.of(new Acquisition(this.limit, "user:carol", 2)),
+				new RateLimitResult(List.of(decision), 0), new long[] { 1 });
+		assertThat(told).containsExactly("first user:carol 2 -> 1", "second user:carol 2 -> 1");
+	}
+
+	@Test
 	void noObserverBeanIsNone() {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		assertThat(RateLimitObservers.of(beanFactory.getBeanProvider(RateLimitObserver.class)))
@@ -64,6 +77,14 @@ class RateLimitObserversTests {
 			@Override
 			public void decided(List<Acquisition> acquisitions, RateLimitResult result, long nanos) {
 				told.add(name + " " + acquisitions.get(0).identity());
+			}
+
+			@Override
+			public void settled(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+				told.add(name + " " + reserved.get(0).identity() + " " + reserved.get(0).cost() + " -> "
+						+ actualCosts[0]);
+				// an observer may keep or change its copy; the next one is not affected
+				actualCosts[0] = -1;
 			}
 
 		};

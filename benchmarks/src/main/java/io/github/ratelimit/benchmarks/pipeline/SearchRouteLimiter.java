@@ -47,7 +47,7 @@ final class SearchRouteLimiter {
 		LimitDefinition definition = LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build();
 		RouteLimit route = new RouteLimit(new PathPatternParser().parse(pattern), Set.of("GET"), definition);
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(RateLimitClock.system(), 100_000);
-		RateLimitObserver observer = metrics ? new RateLimitMetrics(new SimpleMeterRegistry(), () -> store)
+		RateLimitObserver observer = metrics ? new RateLimitMetrics(new SimpleMeterRegistry(), () -> store, (name) -> null)
 				: RateLimitObserver.NONE;
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());

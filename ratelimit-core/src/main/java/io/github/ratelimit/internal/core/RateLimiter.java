@@ -31,6 +31,9 @@ public final class RateLimiter {
 
 	private final ReleaseWait.Signals releases = new ReleaseWait.Signals();
 
+	/** What settled calls reserved and were charged, per limit: touched only by settling. */
+	private final SettledCosts settledCosts = new SettledCosts();
+
 	/**
 	 * Whether the store decides in memory, so that only one decision in
 	 * {@link RateLimitObserver#MEMORY_TIMED_ONE_IN} is timed: reading the clock twice costs
@@ -295,10 +298,20 @@ public final class RateLimiter {
 			if (!merged.reserved().isEmpty()) {
 				this.store.settle(merged.reserved(), decided, merged.actualCosts());
 			}
+			this.settledCosts.record(reserved, actualCosts);
 			if (this.observer != RateLimitObserver.NONE) {
 				this.observer.settled(reserved, decided, actualCosts.clone());
 			}
 		}
+	}
+
+	/**
+	 * What calls settled through this limiter reserved and were charged, per limit,
+	 * since it was created.
+	 * @return the totals, updated as calls settle
+	 */
+	public SettledCosts settledCosts() {
+		return this.settledCosts;
 	}
 
 	/**
@@ -325,11 +338,14 @@ public final class RateLimiter {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (this.observer == RateLimitObserver.NONE) {
-			return settled;
-		}
 		long[] actual = actualCosts.clone();
-		return settled.thenRun(() -> this.observer.settled(reserved, decided, actual));
+		if (this.observer == RateLimitObserver.NONE) {
+			return settled.thenRun(() -> this.settledCosts.record(reserved, actual));
+		}
+		return settled.thenRun(() -> {
+			this.settledCosts.record(reserved, actual);
+			this.observer.settled(reserved, decided, actual);
+		});
 	}
 
 	/**

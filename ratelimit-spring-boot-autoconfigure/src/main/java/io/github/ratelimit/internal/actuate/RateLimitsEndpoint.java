@@ -21,6 +21,7 @@ import io.github.ratelimit.internal.core.Identities;
 import io.github.ratelimit.internal.core.LimitDefinition;
 import io.github.ratelimit.internal.core.LimitResolver;
 import io.github.ratelimit.internal.core.ResolvedLimit;
+import io.github.ratelimit.internal.core.SettledCosts;
 import io.github.ratelimit.store.BucketSnapshot;
 import io.github.ratelimit.store.RateLimit;
 import io.github.ratelimit.store.RateLimitResult;
@@ -29,7 +30,9 @@ import io.github.ratelimit.store.StoreStatus;
 
 /**
  * The {@code ratelimits} actuator endpoint: lists every effective limit with where each
- * value came from, shows one identity's bucket of a limit, and resets it.
+ * value came from (and, for a limit that settles costs after the call, what its calls
+ * reserved and were charged since start), shows one identity's bucket of a limit, and
+ * resets it.
  * <p>
  * Limit names ({@code GET /orders/{id}}) and identities ({@code user:alice}) travel as
  * query parameters ({@code name}, {@code identity}) of the root operations, never as path
@@ -47,16 +50,21 @@ public class RateLimitsEndpoint {
 
 	private final @Nullable OverloadStatus overload;
 
+	private final SettledCosts settledCosts;
+
 	/**
 	 * Creates the endpoint.
 	 * @param resolver knows every effective limit
 	 * @param store holds the buckets
 	 * @param overload overload protection, or {@code null} when it is not enabled
+	 * @param settledCosts what calls of limits that settle reserved and were charged
 	 */
-	public RateLimitsEndpoint(LimitResolver resolver, RateLimitStore store, @Nullable OverloadStatus overload) {
+	public RateLimitsEndpoint(LimitResolver resolver, RateLimitStore store, @Nullable OverloadStatus overload,
+			SettledCosts settledCosts) {
 		this.resolver = resolver;
 		this.store = store;
 		this.overload = overload;
+		this.settledCosts = settledCosts;
 	}
 
 	/**
@@ -121,7 +129,7 @@ public class RateLimitsEndpoint {
 		}
 		List<LimitDescriptor> limits = new ArrayList<>(byName.size());
 		byName.forEach((name, places) -> limits.add(LimitDescriptor.of(places,
-				this.resolver.hasPolicy(name) ? LimitResolver.policyProperty(name) : null)));
+				this.resolver.hasPolicy(name) ? LimitResolver.policyProperty(name) : null, this.settledCosts)));
 		limits.sort(Comparator.comparing(LimitDescriptor::name));
 		return new LimitsDescriptor(StoreDescriptor.of(this.store), limits,
 				(this.overload != null) ? this.overload.describe() : null);
@@ -203,13 +211,15 @@ public class RateLimitsEndpoint {
 	 * {@code null} otherwise
 	 * @param unit what the quota counts: {@code requests}, {@code concurrent-requests} or
 	 * a unit of the application's such as {@code tokens}
+	 * @param costs for a limit whose calls settle their cost after the call, what they
+	 * reserved and were charged since start, in its unit; {@code null} for any other limit
 	 */
 	public record LimitDescriptor(String name, String id, String algorithm, long capacity, long refillTokens,
 			String period, String failMode, boolean shadow, String policy, CandidateDescriptor candidate,
 			Map<String, PlanDescriptor> plans, List<GuardDescriptor> guards, String calendar, String timeZone,
-			String unit) {
+			String unit, @Nullable CostsDescriptor costs) {
 
-		static LimitDescriptor of(List<ResolvedLimit> places, String policy) {
+		static LimitDescriptor of(List<ResolvedLimit> places, String policy, SettledCosts settledCosts) {
 			ResolvedLimit first = places.get(0);
 			RateLimit limit = first.definition().limit();
 			List<GuardDescriptor> guards = new ArrayList<>(places.size());
@@ -225,7 +235,38 @@ public class RateLimitsEndpoint {
 					limit.refillTokens(), limit.period().toString(), limit.failMode().name(), limit.shadow(), policy,
 					(candidate != null) ? CandidateDescriptor.of(candidate, policy) : null, plans, List.copyOf(guards),
 					limit.isCalendar() ? limit.calendar().name() : null,
-					limit.isCalendar() ? limit.timeZone().getId() : null, first.definition().unit());
+					limit.isCalendar() ? limit.timeZone().getId() : null, first.definition().unit(),
+					settles(places) ? CostsDescriptor.of(settledCosts.of(limit.name())) : null);
+		}
+
+		/** Whether a place applies the limit with a cost settled after the call. */
+		private static boolean settles(List<ResolvedLimit> places) {
+			for (ResolvedLimit place : places) {
+				if (place.definition().settles()) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+	}
+
+	/**
+	 * What the calls of a limit that settles its cost after the call reserved and were
+	 * charged since start, in the limit's unit; {@code reserved - returned + overdrawn =
+	 * settled}. Counted when a call settles, so calls still running are not in it.
+	 *
+	 * @param calls calls settled
+	 * @param reserved units they reserved when admitted
+	 * @param settled units they were charged in the end: their actual costs
+	 * @param returned units reserved beyond the actual cost, given back
+	 * @param overdrawn units charged beyond the reservation
+	 */
+	public record CostsDescriptor(long calls, long reserved, long settled, long returned, long overdrawn) {
+
+		static CostsDescriptor of(SettledCosts.Totals totals) {
+			return new CostsDescriptor(totals.calls(), totals.reserved(), totals.settled(), totals.returned(),
+					totals.overdrawn());
 		}
 
 	}

@@ -5,12 +5,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.store.RateLimitObserver;
 import io.github.ratelimit.store.Acquisition;
@@ -43,7 +46,14 @@ import io.github.ratelimit.store.StoreStatus;
  * to the remote store;</li>
  * <li>{@code ratelimit.fallback.active} (gauge, 0 or 1): the local fallback is deciding;</li>
  * <li>{@code ratelimit.buckets} and {@code ratelimit.buckets.max} (gauges; tag
- * {@code store} = memory | fallback): buckets kept in memory and their bound.</li>
+ * {@code store} = memory | fallback): buckets kept in memory and their bound;</li>
+ * <li>{@code ratelimit.cost.reserved}, {@code ratelimit.cost.settled},
+ * {@code ratelimit.cost.returned} and {@code ratelimit.cost.overdrawn} (counters; tags
+ * {@code limit}, {@code store}; base unit the limit's unit, such as {@code tokens}): for
+ * limits that settle their cost after the call only, counted when a call settles: the
+ * units it had reserved, its actual cost, the units reserved beyond it and given back, and
+ * the units charged beyond the reservation
+ * ({@code reserved - returned + overdrawn = settled}).</li>
  * </ul>
  * Tag values come from configuration only (limit names are policy names or route
  * templates): never an identity, an address or a raw path.
@@ -83,13 +93,23 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	private final Map<String, Counter> errors = new ConcurrentHashMap<>();
 
+	/** The {@code ratelimit.cost.*} counters of limits that settle, by limit and store. */
+	private final Map<RequestKey, CostCounters> costs = new ConcurrentHashMap<>();
+
+	private final Function<String, @Nullable String> unitOf;
+
 	/**
 	 * Creates the meters.
 	 * @param registry the registry
 	 * @param store supplies the configured store, looked up when a gauge is read
+	 * @param unitOf the unit a limit's quota counts, by limit name, or {@code null} for
+	 * {@code requests}; asked once per limit whose calls settle, for the base unit of its
+	 * cost meters
 	 */
-	public RateLimitMetrics(MeterRegistry registry, Supplier<RateLimitStore> store) {
+	public RateLimitMetrics(MeterRegistry registry, Supplier<RateLimitStore> store,
+			Function<String, @Nullable String> unitOf) {
 		this.registry = registry;
+		this.unitOf = unitOf;
 		Gauge.builder("ratelimit.fallback.active", store, (supplier) -> fallbackActive(supplier.get()) ? 1 : 0)
 			.description("Whether the local fallback decides because the remote store is failing (0 or 1)")
 			.strongReference(true)
@@ -154,6 +174,40 @@ public final class RateLimitMetrics implements RateLimitObserver {
 						.register(this.registry))
 				.increment();
 		}
+	}
+
+	/**
+	 * Counts what settled calls reserved and were charged, in their limits' units. Only
+	 * settling calls get here, so ordinary limits have no cost meters.
+	 */
+	@Override
+	public void settled(List<Acquisition> reserved, RateLimitResult decided, long[] actualCosts) {
+		for (int i = 0; i < reserved.size(); i++) {
+			Acquisition acquisition = reserved.get(i);
+			this.costs
+				.computeIfAbsent(new RequestKey(acquisition.limit().name(), "", decided.store()), this::costCounters)
+				.add(acquisition.cost(), actualCosts[i]);
+		}
+	}
+
+	private CostCounters costCounters(RequestKey key) {
+		String unit = this.unitOf.apply(key.limit());
+		String baseUnit = (unit != null) ? unit : "requests";
+		return new CostCounters(
+				costCounter("ratelimit.cost.reserved", "Units reserved by calls that settled", key, baseUnit),
+				costCounter("ratelimit.cost.settled", "Units settled calls were charged: their actual costs", key, baseUnit),
+				costCounter("ratelimit.cost.returned", "Units reserved beyond the actual cost and given back", key,
+						baseUnit),
+				costCounter("ratelimit.cost.overdrawn", "Units charged beyond what calls reserved", key, baseUnit));
+	}
+
+	private Counter costCounter(String name, String description, RequestKey key, String baseUnit) {
+		return Counter.builder(name)
+			.description(description)
+			.baseUnit(baseUnit)
+			.tag("limit", key.limit())
+			.tag("store", key.store())
+			.register(this.registry);
 	}
 
 	/** The {@code result} tag of a decision; {@code charged} when no limit rejected the request. */
@@ -271,6 +325,22 @@ public final class RateLimitMetrics implements RateLimitObserver {
 
 	/** The counters of one limit in one store, with the names they were found by. */
 	private record LastCounters(String limit, String store, AtomicReferenceArray<Counter> counters) {
+	}
+
+	/** The cost counters of one limit in one store. */
+	private record CostCounters(Counter reserved, Counter settled, Counter returned, Counter overdrawn) {
+
+		void add(long reservedCost, long actualCost) {
+			this.reserved.increment(reservedCost);
+			this.settled.increment(actualCost);
+			if (actualCost < reservedCost) {
+				this.returned.increment(reservedCost - actualCost);
+			}
+			else if (actualCost > reservedCost) {
+				this.overdrawn.increment(actualCost - reservedCost);
+			}
+		}
+
 	}
 
 	/** A store's latency timer. */

@@ -121,7 +121,8 @@ public final class CostSettlement {
 
 	/**
 	 * Settles a call of a bean method that threw, or whose caller cancelled it: what it
-	 * reported, if anything; otherwise its reservation stands.
+	 * reported, if anything; otherwise its reservation stands (settled at what it reserved,
+	 * which costs no store call but counts the call in the settled totals).
 	 * @param settled the limits of the call that settle
 	 * @param decided every acquisition of the call, in the order of the decision
 	 * @param result the decision that admitted the call
@@ -132,12 +133,10 @@ public final class CostSettlement {
 	public void settleEnded(List<SettledCall> settled, List<Acquisition> decided, RateLimitResult result,
 			List<Acquisition> refunded, RateLimitUsage usage, boolean async) {
 		long reported = UsageReports.reported(usage);
-		if (reported == UsageReports.UNREPORTED) {
-			return;
-		}
+		long actual = (reported != UsageReports.UNREPORTED) ? reported : CostExpressions.UNKNOWN;
 		Settlement settlement = new Settlement();
 		for (SettledCall call : settled) {
-			settlement.add(call.acquisitions(), decided, result, refunded, reported);
+			settlement.add(call.acquisitions(), decided, result, refunded, actual);
 		}
 		settle(settlement, result, async);
 	}
@@ -173,7 +172,12 @@ public final class CostSettlement {
 		settle(settlement.acquisitions, settlement.costs(), result, async);
 	}
 
-	/** What one call settles: acquisitions whose actual cost differs from what they reserved. */
+	/**
+	 * What one call settles: every admitted acquisition not given back, at its actual
+	 * cost, or at what it reserved when the actual cost is unknown. The limiter makes no
+	 * store call for those settled at what they reserved, but counts them in the settled
+	 * totals and tells its observer, so that what was reserved is accounted for.
+	 */
 	static final class Settlement {
 
 		final List<Acquisition> acquisitions = new ArrayList<>(2);
@@ -182,13 +186,10 @@ public final class CostSettlement {
 
 		void add(List<Acquisition> some, List<Acquisition> decided, RateLimitResult result,
 				List<Acquisition> refunded, long actual) {
-			if (actual == CostExpressions.UNKNOWN) {
-				return;
-			}
 			for (Acquisition acquisition : OutcomeSettlement.admitted(some, decided, result)) {
-				if (!containsInstance(refunded, acquisition) && acquisition.cost() != actual) {
+				if (!containsInstance(refunded, acquisition)) {
 					this.acquisitions.add(acquisition);
-					this.actualCosts.add(actual);
+					this.actualCosts.add((actual != CostExpressions.UNKNOWN) ? actual : acquisition.cost());
 				}
 			}
 		}

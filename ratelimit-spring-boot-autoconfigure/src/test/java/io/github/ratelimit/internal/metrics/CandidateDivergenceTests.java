@@ -34,7 +34,7 @@ class CandidateDivergenceTests {
 		MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
 		MeterRegistry registry = new SimpleMeterRegistry();
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(registry, () -> store, (limit) -> null));
 		LimitResolver resolver = LimitResolver.builder()
 			.policies(Map.of("search",
 					LimitSettings.builder()

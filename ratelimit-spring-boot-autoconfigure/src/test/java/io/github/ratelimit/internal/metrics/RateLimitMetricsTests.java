@@ -42,7 +42,7 @@ class RateLimitMetricsTests {
 	@Test
 	void countsAllowedAndRejectedRequestsPerLimitAndStore() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		for (int i = 0; i < 5; i++) {
 			limiter.acquire(List.of(new Acquisition(this.orders, "ip:203.0.113." + (i % 1), 1)));
 		}
@@ -59,7 +59,7 @@ class RateLimitMetricsTests {
 	@Test
 	void timesAboutOneInSixtyFourInMemoryDecisionsAndCountsEveryOne() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 100_000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit wide = RateLimit.of("GET /orders/{id}", Algorithm.FIXED_WINDOW, 1_000_000, Duration.ofMinutes(1));
 		MutableDecision decision = new MutableDecision();
 		for (int i = 0; i < 3_200; i++) {
@@ -75,7 +75,7 @@ class RateLimitMetricsTests {
 	@Test
 	void countsADecisionMadeInPlaceAsTheListPathCountsIt() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit shadow = new RateLimit("GET /orders/{id}", Algorithm.FIXED_WINDOW, 1, 1, Duration.ofMinutes(1),
 				FailMode.OPEN, true);
 		MutableDecision decision = new MutableDecision();
@@ -95,7 +95,7 @@ class RateLimitMetricsTests {
 	@Test
 	void floodRejectedByOneLimitLeavesTheOtherLimitsAllowedCountStill() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 100_000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit perIp = RateLimit.of("login-ip", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1));
 		RateLimit perUsername = RateLimit.of("login-username", Algorithm.SLIDING_WINDOW_LOG, 5,
 				Duration.ofMinutes(1));
@@ -116,7 +116,7 @@ class RateLimitMetricsTests {
 	@Test
 	void aShadowLimitThatWouldAdmitARejectedRequestIsNotCharged() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit shadow = new RateLimit("search", Algorithm.TOKEN_BUCKET, 100, 100, Duration.ofMinutes(1),
 				io.github.ratelimit.FailMode.OPEN, true);
 		for (int i = 0; i < 5; i++) {
@@ -130,7 +130,7 @@ class RateLimitMetricsTests {
 	@Test
 	void countsChargesGivenBackWhenALaterStageRejects() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit route = RateLimit.of("per-ip", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
 		RateLimit handler = RateLimit.of("reports", Algorithm.TOKEN_BUCKET, 1, Duration.ofMinutes(1));
 		for (int i = 0; i < 3; i++) {
@@ -151,7 +151,7 @@ class RateLimitMetricsTests {
 	@Test
 	void gaugesKeepReportingAfterGarbageCollection() {
 		RateLimitMetrics metrics = new RateLimitMetrics(this.registry,
-				() -> new InMemoryRateLimitStore(this.clock, 1000));
+				() -> new InMemoryRateLimitStore(this.clock, 1000), (limit) -> null);
 		assertThat(metrics).isNotNull();
 		for (int i = 0; i < 3; i++) {
 			System.gc();
@@ -163,7 +163,7 @@ class RateLimitMetricsTests {
 	@Test
 	void countsWhatAShadowLimitWouldHaveRejected() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit shadow = new RateLimit("search", Algorithm.SLIDING_WINDOW_LOG, 2, 2, Duration.ofMinutes(1),
 				io.github.ratelimit.FailMode.OPEN, true);
 		for (int i = 0; i < 7; i++) {
@@ -186,7 +186,7 @@ class RateLimitMetricsTests {
 				new LocalFirstSettings(this.clock, Duration.ofMillis(10), (limit) -> false, 100,
 						new ThrottledLog(0, System::nanoTime), (message) -> {
 						}));
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		RateLimit search = RateLimit.of("search", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1));
 		for (int i = 0; i < 10; i++) {
 			assertThat(limiter.acquire(List.of(new Acquisition(search, "user:a", 1))).allowed()).isTrue();
@@ -208,7 +208,7 @@ class RateLimitMetricsTests {
 	@Test
 	void tagValuesNeverContainIdentities() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore(this.clock, 1000);
-		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store));
+		RateLimiter limiter = new RateLimiter(store, new RateLimitMetrics(this.registry, () -> store, (limit) -> null));
 		for (int i = 0; i < 50; i++) {
 			limiter.acquire(List.of(new Acquisition(this.orders, "user:alice" + i, 1)));
 		}
@@ -258,7 +258,7 @@ class RateLimitMetricsTests {
 				(message) -> {
 				}, (message) -> {
 				}));
-		metrics[0] = new RateLimitMetrics(this.registry, () -> store);
+		metrics[0] = new RateLimitMetrics(this.registry, () -> store, (limit) -> null);
 		RateLimiter limiter = new RateLimiter(store, metrics[0]);
 		limiter.acquire(List.of(new Acquisition(this.orders, "user:a", 1)));
 		assertThat(requests("allowed", "redis")).isEqualTo(1);
