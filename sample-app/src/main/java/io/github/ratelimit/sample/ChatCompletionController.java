@@ -11,6 +11,9 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -55,8 +58,8 @@ public class ChatCompletionController {
 
 	/**
 	 * Answers a chat completion in one piece. Its {@code usage.total_tokens} is what the
-	 * token limits settle ({@code actualCost}); a request refused as invalid reports 0
-	 * tokens, so that it gives back what it reserved.
+	 * token limits settle ({@code actualCost}); a request asking for a stream here is
+	 * refused after the limits took their estimate, and reports 0 tokens to give it back.
 	 * @param tenant the tenant id
 	 * @param body the request
 	 * @param usage where a call reports what it cost
@@ -68,8 +71,8 @@ public class ChatCompletionController {
 	@PostMapping(produces = MediaType.APPLICATION_JSON_VALUE)
 	public ChatCompletion complete(@RequestHeader("X-Tenant-Id") String tenant, @RequestBody ChatRequest body,
 			RateLimitUsage usage) {
-		validate(body, usage);
 		if (body.stream()) {
+			// nothing was generated: give back what the call reserved
 			usage.report(0);
 			throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
 					"streamed completions are at POST /v1/chat/completions/stream");
@@ -94,7 +97,6 @@ public class ChatCompletionController {
 	@PostMapping(path = "/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
 	public SseEmitter stream(@RequestHeader("X-Tenant-Id") String tenant, @RequestBody ChatRequest body,
 			RateLimitUsage usage) {
-		validate(body, usage);
 		String id = "chatcmpl-" + this.ids.incrementAndGet();
 		Answer answer = Answer.to(body);
 		SseEmitter emitter = new SseEmitter();
@@ -125,19 +127,19 @@ public class ChatCompletionController {
 		return emitter;
 	}
 
-	private static void validate(ChatRequest body, RateLimitUsage usage) {
-		String problem = null;
-		if (body.maxTokens() < 1 || body.maxTokens() > MAX_TOKENS) {
-			problem = "max_tokens must be between 1 and " + MAX_TOKENS + ": " + body.maxTokens();
-		}
-		else if (body.messages() == null || body.messages().isEmpty()) {
-			problem = "messages must not be empty";
-		}
-		if (problem != null) {
-			// nothing was generated: give back what the call reserved
-			usage.report(0);
-			throw new ResponseStatusException(HttpStatus.BAD_REQUEST, problem);
-		}
+	/**
+	 * Answers a request the model cannot take (its {@code max_tokens} out of range, no
+	 * messages) with 400 and why. The body is checked as it is read, before the limits
+	 * are decided: it reserves nothing, and an oversized {@code max_tokens} is not
+	 * mistaken for a call that needs more tokens than are left.
+	 * @param ex the unreadable or invalid body
+	 * @return the problem
+	 */
+	@ExceptionHandler(HttpMessageNotReadableException.class)
+	ProblemDetail invalidRequest(HttpMessageNotReadableException ex) {
+		Throwable cause = ex.getMostSpecificCause();
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+				(cause instanceof IllegalArgumentException) ? cause.getMessage() : "unreadable request body");
 	}
 
 	/**
@@ -156,6 +158,12 @@ public class ChatCompletionController {
 		 */
 		public ChatRequest {
 			maxTokens = (maxTokens != null) ? maxTokens : DEFAULT_MAX_TOKENS;
+			if (maxTokens < 1 || maxTokens > MAX_TOKENS) {
+				throw new IllegalArgumentException("max_tokens must be between 1 and " + MAX_TOKENS + ": " + maxTokens);
+			}
+			if (messages == null || messages.isEmpty()) {
+				throw new IllegalArgumentException("messages must not be empty");
+			}
 			stream = Boolean.TRUE.equals(stream);
 		}
 

@@ -135,9 +135,14 @@ class ChatCompletionTests {
 	}
 
 	@Test
-	void anInvalidMaxTokensIsRefusedAndCostsNoTokens() throws Exception {
+	void invalidRequestsAreRefusedAndCostNoTokens() throws Exception {
 		assertThat(complete("careless", "hi", 0).statusCode()).isEqualTo(400);
-		assertThat(complete("careless", "hi", 4097).statusCode()).isEqualTo(400);
+		HttpResponse<String> tooMany = complete("careless", "hi", 4097);
+		assertThat(tooMany.statusCode()).isEqualTo(400);
+		assertThat(JsonPath.<String>read(tooMany.body(), "$.detail"))
+			.isEqualTo("max_tokens must be between 1 and 4096: 4097");
+		// refused after its estimate was reserved, it reports 0 tokens
+		assertThat(send("/v1/chat/completions", "careless", "hi", 10, true).statusCode()).isEqualTo(400);
 		HttpResponse<String> next = complete("careless", HELLO, 200);
 		assertThat(member(next, "RateLimit", "chat-tokens")).startsWith("\"chat-tokens\";r=" + (2000 - 206) + ";");
 		assertThat(member(next, "RateLimit", "chat-tokens-monthly"))
