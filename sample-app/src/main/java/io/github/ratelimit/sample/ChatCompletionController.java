@@ -60,7 +60,7 @@ public class ChatCompletionController {
 	 * Answers a chat completion in one piece. Its {@code usage.total_tokens} is what the
 	 * token limits settle ({@code actualCost}); a request asking for a stream here is
 	 * refused after the limits took their estimate, and reports 0 tokens to give it back.
-	 * @param tenant the tenant id
+	 * @param tenant the tenant id, required: the limits are per tenant
 	 * @param body the request
 	 * @param usage where a call reports what it cost
 	 * @return the completion
@@ -85,8 +85,9 @@ public class ChatCompletionController {
 	/**
 	 * Streams a chat completion as server-sent events, one word a chunk, then a chunk
 	 * with the usage and {@code [DONE]}. The tokens are known only once the stream has
-	 * ended: it reports them to its {@link RateLimitUsage} before completing.
-	 * @param tenant the tenant id
+	 * ended: it reports them to its {@link RateLimitUsage} before completing, or what it
+	 * generated until the client went away.
+	 * @param tenant the tenant id, required: the limits are per tenant
 	 * @param body the request
 	 * @param usage where the stream reports what it cost
 	 * @return the event stream
@@ -101,12 +102,14 @@ public class ChatCompletionController {
 		Answer answer = Answer.to(body);
 		SseEmitter emitter = new SseEmitter();
 		this.executor.execute(() -> {
+			int sent = 0;
 			try {
 				for (String word : answer.words()) {
 					emitter.send(SseEmitter.event()
 						.data(new Chunk(id, "chat.completion.chunk", body.model(),
 								List.of(new ChunkChoice(0, new Delta(word + " "), null)), null),
 								MediaType.APPLICATION_JSON));
+					sent++;
 				}
 				emitter.send(SseEmitter.event()
 					.data(new Chunk(id, "chat.completion.chunk", body.model(),
@@ -121,6 +124,8 @@ public class ChatCompletionController {
 				emitter.complete();
 			}
 			catch (Exception ex) {
+				// the client went away: it pays for what was generated until then
+				usage.report(answer.usage().promptTokens() + sent);
 				emitter.completeWithError(ex);
 			}
 		});
@@ -140,6 +145,16 @@ public class ChatCompletionController {
 		Throwable cause = ex.getMostSpecificCause();
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 				(cause instanceof IllegalArgumentException) ? cause.getMessage() : "unreadable request body");
+	}
+
+	/**
+	 * Answers a request this controller refused with its status and why.
+	 * @param ex the refusal
+	 * @return the problem
+	 */
+	@ExceptionHandler(ResponseStatusException.class)
+	ProblemDetail refused(ResponseStatusException ex) {
+		return ex.getBody();
 	}
 
 	/**

@@ -142,7 +142,10 @@ class ChatCompletionTests {
 		assertThat(JsonPath.<String>read(tooMany.body(), "$.detail"))
 			.isEqualTo("max_tokens must be between 1 and 4096: 4097");
 		// refused after its estimate was reserved, it reports 0 tokens
-		assertThat(send("/v1/chat/completions", "careless", "hi", 10, true).statusCode()).isEqualTo(400);
+		HttpResponse<String> streamed = send("/v1/chat/completions", "careless", "hi", 10, true);
+		assertThat(streamed.statusCode()).isEqualTo(400);
+		assertThat(JsonPath.<String>read(streamed.body(), "$.detail"))
+			.isEqualTo("streamed completions are at POST /v1/chat/completions/stream");
 		HttpResponse<String> next = complete("careless", HELLO, 200);
 		assertThat(member(next, "RateLimit", "chat-tokens")).startsWith("\"chat-tokens\";r=" + (2000 - 206) + ";");
 		assertThat(member(next, "RateLimit", "chat-tokens-monthly"))
