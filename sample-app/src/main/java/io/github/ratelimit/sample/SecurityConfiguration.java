@@ -45,7 +45,7 @@ public class SecurityConfiguration {
 	SecurityFilterChain apiSecurity(HttpSecurity http) throws Exception {
 		http.authorizeHttpRequests((requests) -> requests
 			.requestMatchers("/error").permitAll()
-			.requestMatchers("/api/login", "/api/search/**", "/api/tenant/**").permitAll()
+			.requestMatchers("/api/login", "/api/search/**", "/api/tenant/**", "/v1/chat/**").permitAll()
 			.requestMatchers(HttpMethod.GET, "/api/orders/**").permitAll()
 			// reads every caller's buckets and resets them: operators only
 			.requestMatchers("/actuator/ratelimits", "/actuator/ratelimits/**").hasRole("ADMIN")
