@@ -24,7 +24,10 @@ import io.github.ratelimit.internal.core.UsageReports;
  * });
  * </pre>
  * A call that throws or is cancelled settles the cost it reported before, if any, and
- * otherwise keeps its reservation.
+ * otherwise keeps its reservation. A stream (a {@code Flux}, a servlet
+ * {@code SseEmitter} or {@code StreamingResponseBody}) settles when it ends, so it may
+ * report a running total as it goes: a client that leaves early is charged what was
+ * reported until then.
  */
 public final class RateLimitUsage {
 

@@ -195,7 +195,9 @@ public @interface RateLimited {
 
 	/**
 	 * SpEL expression over the value the call returned ({@code #result}; for a
-	 * {@code Mono} or a {@code CompletionStage}, the value it completed with) and its
+	 * {@code Mono} or a {@code CompletionStage}, the value it completed with; for a
+	 * {@code Flux}, the last element it emitted, as the final chunk of a streamed chat
+	 * completion carries its usage) and its
 	 * arguments by name whose value, a whole number not below 0, is the call's actual
 	 * cost, for example {@code "#result.usage.totalTokens"}. Evaluated when the call ends;
 	 * a cost reported through {@link RateLimitUsage} or a response header

@@ -497,7 +497,7 @@ abstract class FrontEndBehaviourTests {
 		HttpResponse<String> third = this.http.post("/completions?maxTokens=1&used=1", "");
 		assertThat(String.join(", ", third.headers().allValues("RateLimit")))
 			.contains("\"settled-tokens\";r=849;")
-			.contains("\"completion-requests\";r=97;");
+			.contains("\"settled-requests\";r=97;");
 	}
 
 	@Test
@@ -525,6 +525,17 @@ abstract class FrontEndBehaviourTests {
 		assertThat(this.http.get("/costs/reported?estimate=1&used=1").statusCode()).isEqualTo(429);
 		advance(Duration.ofMinutes(2));
 		assertThat(this.http.get("/costs/reported?estimate=1&used=1").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aStreamSettlesTheTotalItReportsAsItEnds() {
+		HttpResponse<String> streamed = this.http.get("/costs/stream/lines?estimate=500&chunks=5&used=40");
+		assertThat(streamed.statusCode()).isEqualTo(200);
+		assertThat(streamed.body().lines().filter((line) -> line.contains("part"))).hasSize(5);
+		// 1000 - 40 settled - 1 reserved by this call; kept, the reservation would leave 499
+		HttpResponse<String> next = this.http.get("/costs/stream/lines?estimate=1&chunks=1&used=1");
+		assertThat(next.headers().firstValue("RateLimit"))
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"stream-tokens\";r=959;"));
 	}
 
 }

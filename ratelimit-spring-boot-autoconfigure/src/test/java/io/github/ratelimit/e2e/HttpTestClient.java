@@ -93,6 +93,37 @@ final class HttpTestClient {
 	}
 
 	/**
+	 * Reads a streamed answer until it has seen a number of lines containing some text,
+	 * then hangs up.
+	 * @param path the path to get
+	 * @param marker what the counted lines contain
+	 * @param lines how many such lines to read
+	 * @return whether they all arrived before the answer ended
+	 */
+	boolean readLinesAndHangUp(String path, String marker, int lines) {
+		String head = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + this.port + "\r\n\r\n";
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 5_000);
+			socket.setSoTimeout(10_000);
+			socket.getOutputStream().write(head.getBytes(StandardCharsets.ISO_8859_1));
+			socket.getOutputStream().flush();
+			BufferedReader reader = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			int seen = 0;
+			String line;
+			while (seen < lines && (line = reader.readLine()) != null) {
+				if (line.contains(marker)) {
+					seen++;
+				}
+			}
+			return seen == lines;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
 	 * Sends a GET request and waits for the status line at most {@code patience}; then hangs
 	 * up, resetting the connection, as a client that timed out does.
 	 * @param path the path

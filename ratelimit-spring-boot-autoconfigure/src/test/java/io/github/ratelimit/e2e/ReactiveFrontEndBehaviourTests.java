@@ -95,6 +95,31 @@ class ReactiveFrontEndBehaviourTests extends FrontEndBehaviourTests {
 	}
 
 	@Test
+	void aStreamWhoseClientCancelsSettlesWhatItReportedSoFar() throws InterruptedException {
+		ReactiveSettlingHandlers.CANCELLED.drainPermits();
+		assertThat(this.http.readLinesAndHangUp("/costs/stream/held?estimate=500&chunks=3&perChunk=20&hold=true",
+				"part", 3))
+			.isTrue();
+		// the handler's stream hears of the cancellation after the settlement, which wraps it
+		assertThat(ReactiveSettlingHandlers.CANCELLED.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+		HttpResponse<String> next = this.http.get("/costs/stream/held?estimate=1&chunks=1&perChunk=1&hold=false");
+		// 1000 - 60 reported - 1 reserved by this call
+		assertThat(next.headers().firstValue("RateLimit"))
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"held-tokens\";r=939;"));
+	}
+
+	@Test
+	void anEventStreamSettlesTheActualCostItsLastEventCarries() {
+		HttpResponse<String> streamed = this.http.get("/costs/stream/events?estimate=500&chunks=4&used=70");
+		assertThat(streamed.statusCode()).isEqualTo(200);
+		assertThat(streamed.body()).contains("\"totalTokens\":70");
+		HttpResponse<String> next = this.http.get("/costs/stream/events?estimate=1&chunks=1&used=1");
+		// 1000 - 70 - 1 reserved by this call
+		assertThat(next.headers().firstValue("RateLimit"))
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"event-tokens\";r=929;"));
+	}
+
+	@Test
 	void onlyRequestsThatMayReachALimitedHandlerAreRoutedBeforeTheDispatcher() {
 		ReactiveE2eApplication.HANDLER_LOOKUPS.clear();
 		// no limited handler's pattern matches: routed once, by the dispatcher

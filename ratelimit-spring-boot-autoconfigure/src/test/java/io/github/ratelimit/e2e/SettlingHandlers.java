@@ -1,10 +1,14 @@
 package io.github.ratelimit.e2e;
 
+import java.nio.charset.StandardCharsets;
+
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 import io.github.ratelimit.KeySource;
 import io.github.ratelimit.RateLimitUsage;
@@ -18,7 +22,7 @@ import io.github.ratelimit.RateLimited;
 @RestController
 class SettlingHandlers {
 
-	@RateLimited(name = "completion-requests", capacity = 100, period = "1h", key = KeySource.GLOBAL)
+	@RateLimited(name = "settled-requests", capacity = 100, period = "1h", key = KeySource.GLOBAL)
 	@RateLimited(name = "settled-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
 			estimate = "#maxTokens", actualCost = "#result.totalTokens")
 	@PostMapping("/completions")
@@ -47,6 +51,21 @@ class SettlingHandlers {
 	String current(@RequestParam long estimate, @RequestParam long used) {
 		RateLimitUsage.current().report(used);
 		return "used " + used;
+	}
+
+	@RateLimited(name = "stream-tokens", capacity = 1000, period = "1h", key = KeySource.GLOBAL,
+			estimate = "#estimate")
+	@GetMapping(path = "/costs/stream/lines", produces = MediaType.APPLICATION_NDJSON_VALUE)
+	StreamingResponseBody lines(@RequestParam long estimate, @RequestParam int chunks, @RequestParam long used,
+			RateLimitUsage usage) {
+		// written on another thread once the handler has returned: the usage goes with it
+		return (out) -> {
+			for (int i = 1; i <= chunks; i++) {
+				out.write(("{\"text\":\"part " + i + "\"}\n").getBytes(StandardCharsets.UTF_8));
+				out.flush();
+			}
+			usage.report(used);
+		};
 	}
 
 	/** What a model answers: how many tokens it used. */

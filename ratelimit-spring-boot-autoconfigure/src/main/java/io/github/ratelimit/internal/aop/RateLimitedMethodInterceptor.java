@@ -118,6 +118,10 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		if (this.contexts.limitsElsewhere(method)) {
 			// a reactive handler's limits settle once its response commits, maybe from its value
 			Object value = invocation.proceed();
+			if (ReactiveCalls.returnsFlux(method)) {
+				// a stream settles as it ends, maybe from its last element
+				return ReactiveCalls.settlingStream(method, invocation, value, this.costs);
+			}
 			return (ReactiveCalls.returnsMono(method) && this.limits.settleOverResult(limits))
 					? ReactiveCalls.reportingValue(method, invocation, value, this.costs) : value;
 		}
@@ -215,6 +219,19 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 	void settleCancelled(Bound bound, RateLimitResult result, boolean async) {
 		if (!bound.settled().isEmpty()) {
 			this.costs.settleEnded(bound.settled(), bound.acquisitions(), result, List.of(), bound.usage(), async);
+		}
+	}
+
+	/**
+	 * Settles a {@code Flux} call that completed: limits counting outcomes see no result,
+	 * limits settling their cost read {@code #result} as the last element it emitted.
+	 */
+	void settleStreamed(Bound bound, RateLimitResult result, MethodInvocation invocation, Object last) {
+		List<Acquisition> refunded = this.settlement.settleReturned(bound.outcomes(), bound.acquisitions(), result,
+				invocation.getMethod(), invocation.getArguments(), null, true);
+		if (!bound.settled().isEmpty()) {
+			this.costs.settleReturned(bound.settled(), bound.acquisitions(), result, refunded, bound.usage(),
+					invocation.getMethod(), invocation.getArguments(), last, true);
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -54,6 +55,19 @@ final class ReactiveCalls {
 		return REACTOR_PRESENT && Reactor.isMonoOrFlux(method.getReturnType());
 	}
 
+	static boolean returnsFlux(Method method) {
+		return REACTOR_PRESENT && Reactor.isFlux(method.getReturnType());
+	}
+
+	/**
+	 * A reactive handler's {@code Flux} that settles the costs of its exchange (found in
+	 * its Reactor context) as it ends rather than as the response commits: completed, over
+	 * what it reported or its last element; failed or cancelled, over what it reported.
+	 */
+	static Object settlingStream(Method method, MethodInvocation invocation, Object value, CostSettlement costs) {
+		return (value != null) ? Reactor.settlingStream(method, invocation, value, costs) : null;
+	}
+
 	static boolean returnsMono(Method method) {
 		return REACTOR_PRESENT && Reactor.isMono(method.getReturnType());
 	}
@@ -85,6 +99,39 @@ final class ReactiveCalls {
 				RequestCosts requestCosts = context.getOrDefault(RequestCosts.class, null);
 				return (requestCosts != null) ? mono.doOnNext((emitted) -> requestCosts.returned(costs, method, args, emitted))
 						: mono;
+			});
+		}
+
+		static boolean isFlux(Class<?> type) {
+			return Flux.class.isAssignableFrom(type);
+		}
+
+		@SuppressWarnings("unchecked")
+		static Object settlingStream(Method method, MethodInvocation invocation, Object value, CostSettlement costs) {
+			Flux<Object> flux = (Flux<Object>) value;
+			Object[] args = invocation.getArguments();
+			return Flux.deferContextual((context) -> {
+				RequestCosts requestCosts = context.getOrDefault(RequestCosts.class, null);
+				RequestCosts.StreamEnd end = context.getOrDefault(RequestCosts.StreamEnd.class, null);
+				if (requestCosts == null || end == null) {
+					return flux;
+				}
+				// subscribed before the response commits, which then leaves the settling to the end
+				requestCosts.streams();
+				AtomicReference<Object> last = new AtomicReference<>();
+				// completed, the stream ends only once the store has answered, so that the
+				// client's next call finds the settled cost
+				Mono<Object> settled = Mono.defer(() -> {
+					Object element = last.get();
+					if (element != null) {
+						requestCosts.returned(costs, method, args, element);
+					}
+					return Mono.fromCompletionStage(end.ended(true));
+				}).then(Mono.empty());
+				return flux.doOnNext(last::set)
+					.concatWith(settled)
+					.doOnError((failure) -> end.ended(false))
+					.doOnCancel(() -> end.ended(false));
 			});
 		}
 
@@ -158,14 +205,21 @@ final class ReactiveCalls {
 			}
 			return permit.flatMapMany((taken) -> {
 				Flux<Object> call = Flux.defer(() -> proceed(invocation));
-				if (taken.bound().outcomes().isEmpty()) {
+				if (!taken.bound().settlesAfter()) {
 					return call;
 				}
 				// a Flux's outcome is its completion (#result is null) or its error; a cancelled
-				// call keeps its permits, as a Mono's does
-				return call
-					.doOnComplete(() -> outcomes.settleReturned(taken.bound(), taken.result(), invocation, null, true))
-					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true));
+				// call keeps its permits, as a Mono's does. Its cost settles as it ends: completed,
+				// from what it reported or its last element (the final chunk of a chat
+				// completion carries its usage); failed or cancelled, from what it reported
+				AtomicReference<Object> last = new AtomicReference<>();
+				Flux<Object> settled = call.doOnNext(last::set)
+					.doOnComplete(() -> outcomes.settleStreamed(taken.bound(), taken.result(), invocation, last.get()))
+					.doOnError((failure) -> outcomes.settleThrown(taken.bound(), taken.result(), failure, true))
+					.doOnCancel(() -> outcomes.settleCancelled(taken.bound(), taken.result(), true));
+				RateLimitUsage usage = taken.bound().usage();
+				return (usage != null) ? settled.contextWrite((context) -> context.put(RateLimitUsage.class, usage))
+						: settled;
 			});
 		}
 

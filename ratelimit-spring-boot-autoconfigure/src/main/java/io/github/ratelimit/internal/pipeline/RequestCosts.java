@@ -37,6 +37,8 @@ public final class RequestCosts {
 
 	private List<Pending> pending = new ArrayList<>(2);
 
+	private boolean streamed;
+
 	/**
 	 * Where the request's handler reports its actual cost.
 	 * @return the usage
@@ -103,10 +105,39 @@ public final class RequestCosts {
 	}
 
 	/**
+	 * Says that the request's handler streams its response: its costs settle as the stream
+	 * ends, not as the response commits.
+	 */
+	public synchronized void streams() {
+		this.streamed = true;
+	}
+
+	/**
+	 * Whether the request's handler streams its response, whose end settles its costs.
+	 * @return whether the stream settles
+	 */
+	public synchronized boolean streamed() {
+		return this.streamed;
+	}
+
+	/**
+	 * Settles, once, a request whose response ended before it was complete (its stream
+	 * failed, or its client went away): what its handler reported so far, if anything;
+	 * otherwise the reservation stands.
+	 * @param costs settles
+	 * @param async whether to settle without waiting for the store
+	 * @return completes when the store has answered (a failed settlement is dropped)
+	 */
+	public CompletionStage<Void> settleEnded(CostSettlement costs, boolean async) {
+		return settle(0, null, costs, async);
+	}
+
+	/**
 	 * Settles, once, what limits of the request admitted it reserved, against the actual
 	 * cost known now that its response is final.
 	 * @param status the final response status
-	 * @param headers the value of a response header by name, or {@code null} when absent
+	 * @param headers the value of a response header by name ({@code null} when absent);
+	 * {@code null} for a response that ended early (see {@link #settleEnded})
 	 * @param costs settles
 	 * @param async whether to settle without waiting for the store
 	 * @return completes when the store has answered (a failed settlement is dropped)
@@ -119,14 +150,20 @@ public final class RequestCosts {
 			this.pending = new ArrayList<>(0);
 		}
 		long reported = UsageReports.reported(this.usage);
+		// without headers the response ended early: only a reported cost is known
+		boolean ended = headers == null;
+		if (ended && reported == UsageReports.UNREPORTED) {
+			// nothing settles later either: the reservation stands
+			return DONE;
+		}
 		Map<RateLimitResult, CostSettlement.Settlement> byDecision = new IdentityHashMap<>(2);
 		for (Pending limit : taken) {
-			if (limit.result == null || !limit.definition.countStatuses().counts(status)) {
+			if (limit.result == null || (!ended && !limit.definition.countStatuses().counts(status))) {
 				continue;
 			}
 			long actual = reported;
 			String header = limit.definition.settledCost().actualCostHeader();
-			if (actual == UsageReports.UNREPORTED && header != null) {
+			if (actual == UsageReports.UNREPORTED && header != null && !ended) {
 				String value = headers.apply(header);
 				actual = (value != null) ? CostExpressions.cost(value) : CostExpressions.UNKNOWN;
 			}
@@ -171,6 +208,23 @@ public final class RequestCosts {
 			this.acquisitions = List.copyOf(acquisitions);
 			this.definition = definition;
 		}
+
+	}
+
+	/**
+	 * Settles the costs of a streamed response as its stream ends, found in the Reactor
+	 * context of a reactive handler's stream under its class.
+	 */
+	@FunctionalInterface
+	public interface StreamEnd {
+
+		/**
+		 * Settles the request's costs, once.
+		 * @param completed whether the stream completed; otherwise it failed or its client
+		 * cancelled it, and only a reported cost settles
+		 * @return completes when the store has answered, on the thread the stream may go on
+		 */
+		CompletionStage<Void> ended(boolean completed);
 
 	}
 

@@ -27,7 +27,10 @@ import io.github.ratelimit.internal.pipeline.Verdict;
  * <p>
  * Once the response status is final (when the chain returns, or when an asynchronous
  * request completes), limits that count only some statuses are given back what they
- * consumed for a request answered otherwise.
+ * consumed for a request answered otherwise. Actual costs settle then too: a streamed
+ * response (a {@code ResponseBodyEmitter}, {@code SseEmitter} or
+ * {@code StreamingResponseBody}) settles once it has ended, from what its handler reported
+ * while it streamed.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -101,10 +104,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 				@Override
 				public void onTimeout(AsyncEvent event) {
+					settleEnded(costs);
 				}
 
 				@Override
 				public void onError(AsyncEvent event) {
+					// a stream that failed or lost its client: what it reported so far, if anything
+					settleEnded(costs);
 				}
 
 				@Override
@@ -117,6 +123,17 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		settleNow(state, costs, response, completed ? response.getStatus() : HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+	}
+
+	/**
+	 * Settles the actual cost of an asynchronous request that ended before its response was
+	 * complete: what its handler reported so far; its completion, which follows, settles
+	 * nothing more.
+	 */
+	private void settleEnded(RequestCosts costs) {
+		if (costs != null) {
+			costs.settleEnded(this.limiter.costs(), false);
+		}
 	}
 
 	/** Gives back what the final status does not count, and settles actual costs. */

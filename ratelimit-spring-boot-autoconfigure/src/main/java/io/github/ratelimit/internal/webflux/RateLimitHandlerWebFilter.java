@@ -4,6 +4,7 @@ import java.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -132,15 +133,24 @@ public class RateLimitHandlerWebFilter implements WebFilter, Ordered {
 		if (costs == null || !costs.settles()) {
 			return RateLimitWebFilter.decide(exchange, acquisitions, state, maxWaitMicros, this.limiter, chain, null);
 		}
-		// as the response commits its status and headers are final, and the handler's value known
+		// as the response commits its status and headers are final, and the handler's value
+		// known; a streamed response settles as its stream ends instead (it said so when subscribed)
 		exchange.getResponse()
-			.beforeCommit(() -> Mono.fromCompletionStage(() -> ServerEventLoops.completeOn(exchange,
-					this.limiter.settleCosts(costs, status(exchange),
-							(name) -> exchange.getResponse().getHeaders().getFirst(name), true))));
+			.beforeCommit(() -> costs.streamed() ? Mono.empty() : Mono.fromCompletionStage(() -> settle(exchange, costs)));
+		RequestCosts.StreamEnd streamEnd = (completed) -> completed ? settle(exchange, costs)
+				: costs.settleEnded(this.limiter.costs(), true);
 		// the handler reports its actual cost to the usage in its Reactor context
 		WebFilterChain reporting = (next) -> chain.filter(next)
-			.contextWrite((context) -> context.put(RateLimitUsage.class, costs.usage()).put(RequestCosts.class, costs));
+			.contextWrite((context) -> context.put(RateLimitUsage.class, costs.usage())
+				.put(RequestCosts.class, costs)
+				.put(RequestCosts.StreamEnd.class, streamEnd));
 		return RateLimitWebFilter.decide(exchange, acquisitions, state, maxWaitMicros, this.limiter, reporting, costs);
+	}
+
+	/** Settles once the response's status and headers are final, going on on the event loop. */
+	private CompletionStage<Void> settle(ServerWebExchange exchange, RequestCosts costs) {
+		return ServerEventLoops.completeOn(exchange, this.limiter.settleCosts(costs, status(exchange),
+				(name) -> exchange.getResponse().getHeaders().getFirst(name), true));
 	}
 
 	private static int status(ServerWebExchange exchange) {

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import io.github.ratelimit.RateLimitExceededException;
@@ -130,6 +131,32 @@ class SettledCostTests {
 	}
 
 	@Test
+	void aFluxSettlesTheLastElementItEmitsWhenItCompletes() {
+		// the final chunk carries the usage, as a streamed chat completion's does
+		assertThat(this.models.stream(80, 4, 30).collectList().block()).hasSize(4);
+		assertThat(remaining()).isEqualTo(70);
+	}
+
+	@Test
+	void aFluxSettlesWhatItReportedWhileItStreamed() {
+		assertThat(this.models.streamAndReport(80, 5, 3).collectList().block()).hasSize(5);
+		assertThat(remaining()).isEqualTo(85);
+	}
+
+	@Test
+	void aCancelledFluxSettlesWhatItReportedSoFar() {
+		// 3 per element, reported as each is emitted: the subscriber takes 2 of up to 50
+		assertThat(this.models.streamAndReport(80, 50, 3).take(2).collectList().block()).hasSize(2);
+		assertThat(remaining()).isEqualTo(94);
+	}
+
+	@Test
+	void aFailedFluxThatReportedNothingKeepsItsReservation() {
+		assertThatIllegalStateException().isThrownBy(() -> this.models.streamAndFail(40).collectList().block());
+		assertThat(remaining()).isEqualTo(60);
+	}
+
+	@Test
 	void whenTheOutcomeDoesNotCountTheRefundWins() {
 		assertThat(this.models.countedWhenAnswered(60, false)).isFalse();
 		assertThat(remaining()).isEqualTo(100);
@@ -216,6 +243,26 @@ class SettledCostTests {
 				context.get(RateLimitUsage.class).report(used);
 				return Mono.just("done");
 			});
+		}
+
+		@RateLimited(name = "tokens", capacity = 100, period = "1m", estimate = "#maxTokens",
+				actualCost = "#result.tokens")
+		public Flux<Usage> stream(long maxTokens, int chunks, long used) {
+			return Flux.range(1, chunks).map((i) -> new Usage((i == chunks) ? used : 0));
+		}
+
+		@RateLimited(name = "tokens", capacity = 100, period = "1m", estimate = "#maxTokens")
+		public Flux<Integer> streamAndReport(long maxTokens, int chunks, long perChunk) {
+			return Flux.deferContextual((context) -> {
+				RateLimitUsage usage = context.get(RateLimitUsage.class);
+				return Flux.range(1, chunks).doOnNext((i) -> usage.report(i * perChunk));
+			});
+		}
+
+		@RateLimited(name = "tokens", capacity = 100, period = "1m", estimate = "#maxTokens",
+				actualCost = "#result.tokens")
+		public Flux<Usage> streamAndFail(long maxTokens) {
+			return Flux.just(new Usage(1)).concatWith(Flux.error(new IllegalStateException("model unavailable")));
 		}
 
 		@RateLimited(name = "tokens", capacity = 100, period = "1m", estimate = "#maxTokens", actualCost = "10",
