@@ -114,11 +114,12 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitedMethodInterceptor rateLimitedMethodInterceptor(MethodLimits rateLimitMethodLimits,
 			RateLimiter rateLimiter, ObjectProvider<CallContextProvider> contexts, RateLimitWaiter rateLimitWaiter,
-			PlanResolver rateLimitPlanResolver) {
+			PlanResolver rateLimitPlanResolver, RateLimitProperties properties) {
 		CallContextProvider provider = contexts.getIfAvailable(() -> () -> DetachedCallContext.INSTANCE);
 		return RateLimitedMethodInterceptor.builder(rateLimitMethodLimits, rateLimiter, rateLimitWaiter)
 			.contexts(provider)
 			.plans(rateLimitPlanResolver)
+			.failedCallsKeepReservation(properties.isFailedCallsKeepReservation())
 			.build();
 	}
 

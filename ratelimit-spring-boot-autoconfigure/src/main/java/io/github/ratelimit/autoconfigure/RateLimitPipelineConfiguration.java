@@ -60,6 +60,7 @@ class RateLimitPipelineConfiguration {
 			.plans(rateLimitPlanResolver)
 			// a request's route stage keeps a state only when a limited call could join it
 			.callLimits((methods != null) ? methods::anyFound : () -> true)
+			.failedCallsKeepReservation(properties.isFailedCallsKeepReservation())
 			.build();
 	}
 

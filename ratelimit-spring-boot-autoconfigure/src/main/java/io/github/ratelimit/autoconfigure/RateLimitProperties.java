@@ -55,6 +55,12 @@ public class RateLimitProperties {
 	private boolean shadow;
 
 	/**
+	 * Whether a settling call that fails or is cancelled having reported no cost keeps its
+	 * reservation.
+	 */
+	private boolean failedCallsKeepReservation = true;
+
+	/**
 	 * Style of the rate limit response headers.
 	 */
 	private HeaderStyle headers = HeaderStyle.IETF;
@@ -130,6 +136,14 @@ public class RateLimitProperties {
 
 	public void setShadow(boolean shadow) {
 		this.shadow = shadow;
+	}
+
+	public boolean isFailedCallsKeepReservation() {
+		return this.failedCallsKeepReservation;
+	}
+
+	public void setFailedCallsKeepReservation(boolean failedCallsKeepReservation) {
+		this.failedCallsKeepReservation = failedCallsKeepReservation;
 	}
 
 	public HeaderStyle getHeaders() {

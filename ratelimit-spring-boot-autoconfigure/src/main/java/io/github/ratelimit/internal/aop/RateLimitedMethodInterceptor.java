@@ -93,7 +93,7 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 		this.waiter = builder.waiter;
 		this.plans = builder.plans;
 		this.settlement = new OutcomeSettlement(builder.limiter);
-		this.costs = new CostSettlement(builder.limiter, new CostExpressions());
+		this.costs = new CostSettlement(builder.limiter, new CostExpressions(), builder.failedCallsKeepReservation);
 	}
 
 	/**
@@ -455,29 +455,29 @@ public final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
 		private PlanResolver plans = (principal) -> null;
 
+		private boolean failedCallsKeepReservation = true;
+
 		private Builder(MethodLimits limits, RateLimiter limiter, RateLimitWaiter waiter) {
 			this.limits = limits;
 			this.limiter = limiter;
 			this.waiter = waiter;
 		}
 
-		/**
-		 * Sets what tells whether a call runs in a web request.
-		 * @param contexts the call contexts
-		 * @return this builder
-		 */
+		/** Sets what tells whether a call runs in a web request. */
 		public Builder contexts(CallContextProvider contexts) {
 			this.contexts = contexts;
 			return this;
 		}
 
-		/**
-		 * Sets how the plan of a call is found, for limits whose policy has plans.
-		 * @param plans finds plans
-		 * @return this builder
-		 */
+		/** Sets how the plan of a call is found, for limits whose policy has plans. */
 		public Builder plans(PlanResolver plans) {
 			this.plans = plans;
+			return this;
+		}
+
+		/** Sets whether a call that fails or is cancelled, reporting no cost, keeps its reservation. */
+		public Builder failedCallsKeepReservation(boolean keep) {
+			this.failedCallsKeepReservation = keep;
 			return this;
 		}
 

@@ -24,7 +24,7 @@ import io.github.ratelimit.store.RateLimitResult;
  * {@link RateLimitUsage}, the limit's response header (web handlers), the limit's
  * {@code actualCost} over the result; when none is known the reservation stands and the
  * store is not called. A call that throws or is cancelled settles what it reported, and
- * otherwise keeps its reservation. What a limit counting outcomes gave back for the call
+ * otherwise keeps its reservation (or, when so configured, gives it back). What a limit counting outcomes gave back for the call
  * (its outcome does not count) is not settled: the refund wins.
  */
 public final class CostSettlement {
@@ -35,14 +35,33 @@ public final class CostSettlement {
 
 	private final CostExpressions expressions;
 
+	private final boolean failedCallsKeepReservation;
+
 	/**
 	 * Creates a settlement.
 	 * @param limiter settles
 	 * @param expressions evaluates estimates and actual costs
+	 * @param failedCallsKeepReservation whether a call that fails or is cancelled, having
+	 * reported no cost, keeps its reservation ({@code ratelimit.failed-calls-keep-reservation},
+	 * the default) or gives it all back
 	 */
-	public CostSettlement(RateLimiter limiter, CostExpressions expressions) {
+	public CostSettlement(RateLimiter limiter, CostExpressions expressions, boolean failedCallsKeepReservation) {
 		this.limiter = limiter;
 		this.expressions = expressions;
+		this.failedCallsKeepReservation = failedCallsKeepReservation;
+	}
+
+	/**
+	 * What a call that failed or was cancelled costs when it reported nothing: its
+	 * reservation ({@link CostExpressions#UNKNOWN}, which settles nothing) or nothing.
+	 * @param reported what it reported, or {@link UsageReports#UNREPORTED}
+	 * @return the actual cost to settle
+	 */
+	long failedCallCost(long reported) {
+		if (reported != UsageReports.UNREPORTED) {
+			return reported;
+		}
+		return this.failedCallsKeepReservation ? CostExpressions.UNKNOWN : 0;
 	}
 
 	/**
@@ -122,7 +141,8 @@ public final class CostSettlement {
 	/**
 	 * Settles a call of a bean method that threw, or whose caller cancelled it: what it
 	 * reported, if anything; otherwise its reservation stands (settled at what it reserved,
-	 * which costs no store call but counts the call in the settled totals).
+	 * which costs no store call but counts the call in the settled totals), or is given
+	 * back when failed calls do not keep it.
 	 * @param settled the limits of the call that settle
 	 * @param decided every acquisition of the call, in the order of the decision
 	 * @param result the decision that admitted the call
@@ -132,8 +152,7 @@ public final class CostSettlement {
 	 */
 	public void settleEnded(List<SettledCall> settled, List<Acquisition> decided, RateLimitResult result,
 			List<Acquisition> refunded, RateLimitUsage usage, boolean async) {
-		long reported = UsageReports.reported(usage);
-		long actual = (reported != UsageReports.UNREPORTED) ? reported : CostExpressions.UNKNOWN;
+		long actual = failedCallCost(UsageReports.reported(usage));
 		Settlement settlement = new Settlement();
 		for (SettledCall call : settled) {
 			settlement.add(call.acquisitions(), decided, result, refunded, actual);

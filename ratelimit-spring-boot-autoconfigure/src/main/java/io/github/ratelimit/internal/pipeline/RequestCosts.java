@@ -123,7 +123,7 @@ public final class RequestCosts {
 	/**
 	 * Settles, once, a request whose response ended before it was complete (its stream
 	 * failed, or its client went away): what its handler reported so far, if anything;
-	 * otherwise the reservation stands.
+	 * otherwise the reservation stands, or is given back when failed calls do not keep it.
 	 * @param costs settles
 	 * @param async whether to settle without waiting for the store
 	 * @return completes when the store has answered (a failed settlement is dropped)
@@ -149,10 +149,12 @@ public final class RequestCosts {
 			taken = this.pending;
 			this.pending = new ArrayList<>(0);
 		}
-		long reported = UsageReports.reported(this.usage);
-		// without headers the response ended early: only a reported cost is known
+		// without headers the response ended early: only a reported cost is known, and
+		// without one the call costs its reservation, or nothing when so configured
 		boolean ended = headers == null;
-		if (ended && reported == UsageReports.UNREPORTED) {
+		long reported = ended ? costs.failedCallCost(UsageReports.reported(this.usage))
+				: UsageReports.reported(this.usage);
+		if (ended && reported == CostExpressions.UNKNOWN) {
 			// nothing settles later either: the reservation stands
 			return DONE;
 		}

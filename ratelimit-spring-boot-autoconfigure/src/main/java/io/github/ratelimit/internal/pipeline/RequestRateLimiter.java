@@ -53,7 +53,7 @@ public final class RequestRateLimiter {
 		this.renderer = new VerdictRenderer(builder.limiter, builder.responses);
 		this.decider = new StageDecider(builder.limiter, this.renderer);
 		this.settlement = new OutcomeSettlement(builder.limiter);
-		this.costs = new CostSettlement(builder.limiter, new CostExpressions());
+		this.costs = new CostSettlement(builder.limiter, new CostExpressions(), builder.failedCallsKeepReservation);
 		this.decidesOnCallingThread = builder.limiter.decidesOnCallingThread();
 		this.callLimits = builder.callLimits;
 	}
@@ -426,6 +426,8 @@ public final class RequestRateLimiter {
 
 		private BooleanSupplier callLimits = () -> true;
 
+		private boolean failedCallsKeepReservation = true;
+
 		private Builder(RateLimiter limiter, RateLimitResponses responses) {
 			this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
 			this.responses = Objects.requireNonNull(responses, "responses must not be null");
@@ -470,6 +472,12 @@ public final class RequestRateLimiter {
 		 */
 		public Builder callLimits(BooleanSupplier callLimits) {
 			this.callLimits = Objects.requireNonNull(callLimits, "callLimits must not be null");
+			return this;
+		}
+
+		/** Sets whether a response that ends early, its handler having reported no cost, keeps its reservation. */
+		public Builder failedCallsKeepReservation(boolean keep) {
+			this.failedCallsKeepReservation = keep;
 			return this;
 		}
 

@@ -30,14 +30,25 @@ final class LimitedProxies {
 	}
 
 	/** A proxy of {@code target} with policies and a call context of the test's own. */
-	@SuppressWarnings("unchecked")
 	static <T> T proxy(T target, Map<String, LimitSettings> policies, RateLimiter limiter, RateLimitWaiter waiter,
 			CallContextProvider contexts) {
+		return proxy(target, policies, limiter, waiter, contexts, true);
+	}
+
+	/** A proxy of {@code target} outside any web request whose failed calls give their reservation back. */
+	static <T> T proxyGivingFailedReservationsBack(T target, RateLimiter limiter, RateLimitWaiter waiter) {
+		return proxy(target, Map.of(), limiter, waiter, () -> DetachedCallContext.INSTANCE, false);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <T> T proxy(T target, Map<String, LimitSettings> policies, RateLimiter limiter,
+			RateLimitWaiter waiter, CallContextProvider contexts, boolean failedCallsKeepReservation) {
 		RateLimitedMethods methods = new RateLimitedMethods();
 		LimitResolver resolver = new LimitResolver(policies, List.of(KeySource.GLOBAL));
 		RateLimitedMethodInterceptor interceptor = RateLimitedMethodInterceptor
 			.builder(new MethodLimits(methods, resolver), limiter, waiter)
 			.contexts(contexts)
+			.failedCallsKeepReservation(failedCallsKeepReservation)
 			.build();
 		ProxyFactory factory = new ProxyFactory(target);
 		factory.setProxyTargetClass(true);

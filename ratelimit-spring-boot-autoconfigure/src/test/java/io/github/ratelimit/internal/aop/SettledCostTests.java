@@ -94,6 +94,18 @@ class SettledCostTests {
 	}
 
 	@Test
+	void failedCallsThatReportedNothingGiveTheirReservationBackWhenConfiguredTo() {
+		Models givingBack = LimitedProxies.proxyGivingFailedReservationsBack(new Models(), this.limiter, this.waiter);
+		assertThatIllegalStateException().isThrownBy(() -> givingBack.failAfterReporting(50, -1));
+		assertThat(remaining()).isEqualTo(100);
+		assertThatIllegalStateException().isThrownBy(() -> givingBack.streamAndFail(40).collectList().block());
+		assertThat(remaining()).isEqualTo(100);
+		// what a failed call reported is settled whatever the setting
+		assertThatIllegalStateException().isThrownBy(() -> givingBack.failAfterReporting(50, 5));
+		assertThat(remaining()).isEqualTo(95);
+	}
+
+	@Test
 	void onlyTheLimitsThatSettleAreSettled() {
 		for (int i = 0; i < 3; i++) {
 			this.models.chat(50, 1);

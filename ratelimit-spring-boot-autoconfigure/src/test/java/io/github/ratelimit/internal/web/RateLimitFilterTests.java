@@ -10,6 +10,8 @@ import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.mock.web.MockAsyncContext;
 import org.springframework.mock.web.MockFilterChain;
@@ -134,6 +136,37 @@ class RateLimitFilterTests {
 		assertThat(store.inspect(TOKENS, Identities.GLOBAL).remaining()).isEqualTo(880);
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "true, 500", "false, 1000" })
+	void aStreamThatFailsBeforeReportingKeepsOrGivesBackItsReservationAsConfigured(boolean keep, long remaining)
+			throws Exception {
+		MutableClock clock = new MutableClock(MutableClock.DEFAULT_START_MICROS);
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore(clock, 1000);
+		RateLimitFilter filter = new RateLimitFilter(limiter(store, false, List.of(), keep));
+		LimitDefinition tokens = LimitDefinition.builder(TOKENS)
+			.key(List.of(KeySource.GLOBAL))
+			.settledCost(new SettledCost("#estimate", null, null))
+			.build();
+		MockHttpServletRequest request = get();
+		request.setAsyncSupported(true);
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		// the handler reserves 500 and starts streaming; its client leaves before it reports
+		FilterChain handler = (req, res) -> {
+			RequestCosts costs = ServletRateLimitRequest.costsOrCreate(request);
+			List<Acquisition> reserved = tokens.acquisitions(Identities.GLOBAL, null, 500);
+			costs.settleOnly(reserved, tokens);
+			costs.admitted(reserved, acquire(store, reserved));
+			request.startAsync();
+		};
+		filter.doFilter(request, response, handler);
+		MockAsyncContext async = (MockAsyncContext) request.getAsyncContext();
+		AsyncEvent event = new AsyncEvent(async, request, response, new IOException("client went away"));
+		for (AsyncListener listener : async.getListeners()) {
+			listener.onError(event);
+		}
+		assertThat(store.inspect(TOKENS, Identities.GLOBAL).remaining()).isEqualTo(remaining);
+	}
+
 	private static RateLimitResult acquire(InMemoryRateLimitStore store, List<Acquisition> acquisitions) {
 		RateLimitResult result = new RateLimiter(store).acquire(acquisitions);
 		assertThat(result.allowed()).isTrue();
@@ -153,6 +186,11 @@ class RateLimitFilterTests {
 
 	private static RequestRateLimiter limiter(InMemoryRateLimitStore store, boolean callLimits,
 			List<RouteLimit> routes) {
+		return limiter(store, callLimits, routes, true);
+	}
+
+	private static RequestRateLimiter limiter(InMemoryRateLimitStore store, boolean callLimits,
+			List<RouteLimit> routes, boolean failedCallsKeepReservation) {
 		RequestIdentityResolver identities = new RequestIdentityResolver(new ClientIpResolver(List.of(), 64),
 				"X-Tenant-Id", Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of());
 		// a clock at the start of a minute: the window resets in 60 seconds
@@ -161,6 +199,7 @@ class RateLimitFilterTests {
 			.identities(identities)
 			.routes(routes)
 			.callLimits(() -> callLimits)
+			.failedCallsKeepReservation(failedCallsKeepReservation)
 			.build();
 	}
 
