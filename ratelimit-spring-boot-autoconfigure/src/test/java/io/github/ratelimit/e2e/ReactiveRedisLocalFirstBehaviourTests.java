@@ -41,6 +41,11 @@ class ReactiveRedisLocalFirstBehaviourTests extends FrontEndBehaviourTests {
 	}
 
 	@Override
+	boolean advertisesExactQuota() {
+		return false;
+	}
+
+	@Override
 	boolean releasesBeforeTheClientSeesTheAnswer() {
 		return true;
 	}

@@ -92,6 +92,11 @@ class RedisFrontEndBehaviourTests {
 		RateLimitStore store;
 
 		@Override
+		boolean advertisesExactQuota() {
+			return false;
+		}
+
+		@Override
 		void advance(Duration duration) {
 			assertThat(this.store.status().buckets()).anyMatch((buckets) -> buckets.store().equals("local-first shares"));
 			NOW.addAndGet(duration.toNanos() / 1_000);
