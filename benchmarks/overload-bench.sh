@@ -4,7 +4,7 @@
 # The service (benchmarks/overload-app) has one endpoint, GET /work, whose handler calls a
 # simulated dependency that saturates: each call takes BASE_MS while at most KNEE calls are
 # in flight, and past the knee the calls share the dependency (processor sharing), so it
-# completes at most KNEE / BASE_MS calls per second, its capacity (800/s by default), and
+# completes at most KNEE / BASE_MS calls per second, its capacity (400/s by default), and
 # every call slows down as more arrive. The handler sleeps, so the dependency costs no CPU.
 # In front of it, one protection per variant (VARIANTS):
 #   none     nothing: Tomcat's 200 threads all reach the dependency, the rest queue;
@@ -47,17 +47,18 @@
 #   VARIANTS="none fixed" WARMUP=6 DURATION=5 benchmarks/overload-bench.sh    # a short check
 #   STACK=webflux VARIANTS="none fixed ours" benchmarks/overload-bench.sh      # on WebFlux
 # Settings (environment): VARIANTS (none fixed netflix ours), STACK (servlet | webflux),
-# BASE_MS (20), KNEE (16), SLO_MS (5 × BASE_MS), LOADS (1,2,4), WARMUP (20 s, half at 0.5×:
+# BASE_MS (40), KNEE (16), SLO_MS (5 × BASE_MS), LOADS (1,2,4), WARMUP (20 s, half at 0.5×:
 # one core compiles slowly), DURATION (20 s), TIMEOUT_MS (2000), CRITICAL_SHARE (0.2),
 # RECOVERY_VARIANTS (ours netflix, those that run), RECOVERY_BEFORE (10 s), RECOVERY_AFTER
 # (20 s), OVERLOAD_ALGORITHM (vegas), OURS_ARGS (more --ratelimit.overload.* arguments),
 # NETFLIX_ALGORITHM (vegas), APP_CPUS (0), LOAD_CPUS (1), APP_OPTS, LOAD_OPTS, APP_JAR and
 # JAR (other builds), OUT.
-# Run it on a quiet machine: at 4× the service answers 3,200 requests/s on one core and the
+# Run it on a quiet machine: at 4× the service answers 1,600 requests/s on one core and the
 # generator sends them from the other, so other work on those cores starves both and the
 # high loads then measure the CPU, not the protection. The report says so when the load
 # average was high at the start, and its "app CPU" column shows how much of its core the
-# service got; BASE_MS=40 halves the request rates for a busy machine.
+# service got. BASE_MS=20 doubles the rates (4× = 3,200 requests/s), which is past what the
+# generator sends on time from one core of a 2-core machine.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -71,7 +72,7 @@ fi
 
 read -r -a VARIANTS <<< "${VARIANTS:-none fixed netflix ours}"
 STACK=${STACK:-servlet}
-BASE_MS=${BASE_MS:-20}
+BASE_MS=${BASE_MS:-40}
 KNEE=${KNEE:-16}
 CAPACITY=$((KNEE * 1000 / BASE_MS))
 SLO_MS=${SLO_MS:-$((5 * BASE_MS))}
@@ -175,6 +176,23 @@ load() {
   cat "$WORK/out" >&2
 }
 
+# ours: the requests turned away over the warm-up and all loads, by priority and reason
+# (ratelimit.overload.shed), and the critical requests that waited for a place
+shed_reasons() {
+  local base="http://127.0.0.1:$PORT/actuator/metrics" line="- ours, turned away over the warm-up and the loads:"
+  for priority in critical sheddable; do
+    for reason in limit queue wait; do
+      line+=" $priority/$reason $(curl -s "$base/ratelimit.overload.shed?tag=priority:$priority&tag=reason:$reason" |
+        sed -n 's/.*"value":\([0-9.E]*\).*/\1/p' | cut -d. -f1)"
+    done
+  done
+  for result in admitted shed; do
+    line+=", waited and $result $(curl -s "$base/ratelimit.overload.waited?tag=result:$result" |
+      sed -n 's/.*"value":\([0-9.E]*\).*/\1/p' | cut -d. -f1)"
+  done
+  echo "$line"
+}
+
 contains() {
   local item=$1
   shift
@@ -197,6 +215,7 @@ for variant in "${VARIANTS[@]}"; do
   fi
   load --variant "$variant" --mode levels --loads "$LOADS" --warmup "$WARMUP"
   cat "$WORK/out" >> "$WORK/levels"
+  [[ $variant == ours ]] && shed_reasons >> "$WORK/notes"
   if contains "$variant" "${RECOVERY_VARIANTS[@]}"; then
     path=/bench/state
     [[ $variant == ours ]] && path=/actuator/ratelimits

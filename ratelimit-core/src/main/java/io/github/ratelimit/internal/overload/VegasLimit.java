@@ -1,5 +1,6 @@
 package io.github.ratelimit.internal.overload;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -7,8 +8,11 @@ import java.util.concurrent.TimeUnit;
  * call is the latency of a service without load; a call slower than that spent the
  * difference queued, and with {@code limit} calls in flight the calls queued are about
  * {@code queue = ceil(limit × (1 − noLoad / rtt))}. The limit grows while fewer than
- * {@code alpha = 3·log10(limit)} calls queue, shrinks when more than
- * {@code beta = 6·log10(limit)} do, and stays between the two.
+ * {@code alpha = 2·log10(limit)} calls queue, shrinks when more than
+ * {@code beta = 4·log10(limit)} do, and stays between the two. These are two thirds of
+ * the bounds TCP Vegas and Netflix's Vegas limit use ({@code 3·} and {@code 6·}): a
+ * service's calls wait behind a shorter queue at the same throughput, which halved the
+ * critical p99 at 4× the capacity in {@code benchmarks/overload-bench.sh}.
  * <p>
  * Vegas adjusts its window once per round trip; here every call moves the limit by
  * {@code 1/inFlight} of the step, so the limit moves by about one step per round trip
@@ -19,10 +23,22 @@ import java.util.concurrent.TimeUnit;
  * down in a few round trips. A drop shrinks the limit by 10%.
  * <p>
  * The no-load latency is re-probed so that a drift of the service's own latency is
- * followed: it is the minimum over the current and the previous window of samples, and a
+ * followed: it is the lower of the current and the previous window's estimate, and a
  * window closes after {@code 30 × limit} samples, shortened by a jitter of up to a half
  * drawn from the ticker, or after ten seconds, whichever comes first. A service that got
  * slower is therefore believed within two windows.
+ * <p>
+ * A window's estimate is its fastest call unless that call is more than three times as
+ * fast as the window's 5th percentile: then the calls that fast are of another kind (a
+ * status endpoint polled now and then, a cache hit), and the estimate is the fastest of
+ * the others. Taking the fastest call regardless would read every ordinary call as queued
+ * and hold the limit near its minimum for two windows. Within the current window, calls
+ * more than three times as fast as the previous estimate are set aside the same way. The
+ * fastest calls are taken only when they make up more than one in twenty of a window that
+ * closed on its count of calls, which happens when the covered paths mix kinds of work;
+ * {@code paths} and {@code exclude-paths} separate them. A window that closed on time
+ * after few calls (an idle service, whose few calls may all be status checks) may make the
+ * estimate slower but not three times faster.
  */
 final class VegasLimit extends SampledLimit {
 
@@ -30,11 +46,27 @@ final class VegasLimit extends SampledLimit {
 
 	static final long PROBE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+	/** The share of a window's calls that may be of a faster kind and set aside. */
+	static final double FAST_KIND_SHARE = 0.05;
+
+	/** How many times faster than the others a call of another kind is. */
+	static final long FAST_KIND_RATIO = 3;
+
 	private static final int MIN_WINDOW_SAMPLES = 10;
+
+	/** The current window's fastest calls, a max-heap of at most {@code fastestLength}. */
+	private long[] fastest = new long[16];
+
+	private int fastestSize;
+
+	private int fastestLength;
 
 	private long windowMin = Long.MAX_VALUE;
 
-	private long previousMin = Long.MAX_VALUE;
+	/** The fastest call of the current window not set aside as of a faster kind. */
+	private long windowOrdinaryMin = Long.MAX_VALUE;
+
+	private long previousLow = Long.MAX_VALUE;
 
 	private boolean started;
 
@@ -55,8 +87,8 @@ final class VegasLimit extends SampledLimit {
 			return;
 		}
 		double log = Math.max(1, Math.log10(this.limit));
-		double alpha = 3 * log;
-		double beta = 6 * log;
+		double alpha = 2 * log;
+		double beta = 4 * log;
 		double queue = Math.ceil(this.limit * (1 - (double) noLoadNanos() / rttNanos));
 		double step;
 		if (queue <= 1) {
@@ -78,7 +110,8 @@ final class VegasLimit extends SampledLimit {
 	 * The latency of a call that did not queue, as far as the recent samples tell.
 	 */
 	long noLoadNanos() {
-		return Math.min(this.windowMin, this.previousMin);
+		long current = (this.previousLow == Long.MAX_VALUE) ? this.windowMin : this.windowOrdinaryMin;
+		return Math.min(current, this.previousLow);
 	}
 
 	private void probe(long nowNanos, long rttNanos) {
@@ -86,12 +119,39 @@ final class VegasLimit extends SampledLimit {
 			this.started = true;
 			openWindow(nowNanos);
 		}
-		else if (++this.windowSamples >= this.windowLength || nowNanos - this.windowStart >= PROBE_NANOS) {
-			this.previousMin = this.windowMin;
-			this.windowMin = Long.MAX_VALUE;
+		else if (this.windowSamples >= this.windowLength || nowNanos - this.windowStart >= PROBE_NANOS) {
+			long estimate = windowEstimate();
+			// a window that closed on time, with few calls, may have seen mostly the fast
+			// kind (an idle service's status checks): it may not make the service faster
+			if (this.previousLow == Long.MAX_VALUE || this.windowSamples >= this.windowLength
+					|| estimate >= this.previousLow / FAST_KIND_RATIO) {
+				this.previousLow = estimate;
+			}
 			openWindow(nowNanos);
 		}
+		this.windowSamples++;
 		this.windowMin = Math.min(this.windowMin, rttNanos);
+		if (rttNanos >= this.previousLow / FAST_KIND_RATIO) {
+			this.windowOrdinaryMin = Math.min(this.windowOrdinaryMin, rttNanos);
+		}
+		keepIfFast(rttNanos);
+	}
+
+	/**
+	 * The closing window's no-load estimate: its fastest call not more than three times as
+	 * fast as its 5th percentile (of the calls it saw, however few).
+	 */
+	private long windowEstimate() {
+		long[] sorted = Arrays.copyOf(this.fastest, this.fastestSize);
+		Arrays.sort(sorted);
+		int rank = (int) Math.min(sorted.length, Math.max(1, Math.ceil(FAST_KIND_SHARE * this.windowSamples)));
+		long ordinary = sorted[rank - 1] / FAST_KIND_RATIO;
+		for (long rtt : sorted) {
+			if (rtt >= ordinary) {
+				return rtt;
+			}
+		}
+		return sorted[rank - 1];
 	}
 
 	private void openWindow(long nowNanos) {
@@ -100,6 +160,48 @@ final class VegasLimit extends SampledLimit {
 		this.windowStart = nowNanos;
 		this.windowSamples = 0;
 		this.windowLength = Math.max(MIN_WINDOW_SAMPLES, (long) (PROBE_MULTIPLIER * this.limit * jitter));
+		this.windowMin = Long.MAX_VALUE;
+		this.windowOrdinaryMin = Long.MAX_VALUE;
+		this.fastestLength = (int) Math.ceil(FAST_KIND_SHARE * this.windowLength);
+		this.fastestSize = 0;
+		if (this.fastest.length < this.fastestLength) {
+			this.fastest = new long[this.fastestLength];
+		}
+	}
+
+	/** Keeps a sample among the window's {@code fastestLength} fastest. */
+	private void keepIfFast(long rttNanos) {
+		long[] heap = this.fastest;
+		if (this.fastestSize < this.fastestLength) {
+			int child = this.fastestSize++;
+			while (child > 0) {
+				int parent = (child - 1) >>> 1;
+				if (heap[parent] >= rttNanos) {
+					break;
+				}
+				heap[child] = heap[parent];
+				child = parent;
+			}
+			heap[child] = rttNanos;
+		}
+		else if (rttNanos < heap[0]) {
+			int parent = 0;
+			while (true) {
+				int child = 2 * parent + 1;
+				if (child >= this.fastestSize) {
+					break;
+				}
+				if (child + 1 < this.fastestSize && heap[child + 1] > heap[child]) {
+					child++;
+				}
+				if (heap[child] <= rttNanos) {
+					break;
+				}
+				heap[parent] = heap[child];
+				parent = child;
+			}
+			heap[parent] = rttNanos;
+		}
 	}
 
 	private static long mix(long seed) {

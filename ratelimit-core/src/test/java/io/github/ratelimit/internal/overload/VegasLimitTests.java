@@ -46,7 +46,7 @@ class VegasLimitTests {
 
 	@Test
 	void holdsWhileTheQueueIsBetweenAlphaAndBeta() {
-		// limit 20: alpha = 3 * log10(20) = 3.9, beta = 7.8; 25% slower than no load is 5 queued
+		// limit 20: alpha = 2 * log10(20) = 2.6, beta = 5.2; 25% slower than no load is 5 queued
 		sample(1, 10 * MS, 1, 20);
 		sample(250, 12_500_000, 20, 20);
 		assertThat(this.vegas.limit()).isEqualTo(20);
@@ -99,6 +99,52 @@ class VegasLimitTests {
 			sample(1, 30 * MS, 1, 20);
 		}
 		assertThat(this.vegas.noLoadNanos()).isEqualTo(30 * MS);
+	}
+
+	@Test
+	void aFewMuchFasterCallsDoNotReadAsAQueue() {
+		// one call in 50 is a status check answered in 0.1 ms, the rest take 40 ms: with the
+		// fastest call as the no-load latency, every 40 ms call would read as queued
+		for (int i = 0; i < 5_000; i++) {
+			int inFlight = this.vegas.limit();
+			this.vegas.onSample(this.now, (i % 50 == 1) ? MS / 10 : 40 * MS, inFlight, inFlight, false);
+			this.now += MS;
+		}
+		assertThat(this.vegas.noLoadNanos()).isEqualTo(40 * MS);
+		assertThat(this.vegas.limit()).isGreaterThan(100);
+	}
+
+	@Test
+	void statusChecksOfAnIdleServiceDoNotMakeItLookFaster() {
+		sample(2_000, 40 * MS, 1, 20);
+		int learned = this.vegas.limit();
+		// the load stops; a client polls a status endpoint twenty times, then nothing for 20 s
+		sample(20, MS / 10, 1, 20);
+		this.now += 20_000 * MS;
+		// the load comes back: the window that closes now saw mostly status checks
+		sample(1, 40 * MS, learned, learned);
+		assertThat(this.vegas.noLoadNanos()).isEqualTo(40 * MS);
+		sample(200, 40 * MS, learned, learned);
+		assertThat(this.vegas.limit()).isGreaterThan(learned);
+	}
+
+	@Test
+	void aServiceThatBecameMuchFasterIsBelievedAfterAFullWindow() {
+		sample(2_000, 30 * MS, 1, 20);
+		sample(2 * 600, 5 * MS, 1, 20);
+		assertThat(this.vegas.noLoadNanos()).isEqualTo(5 * MS);
+	}
+
+	@Test
+	void aFewCallsWithinTenSecondsEstimateFromTheFastest() {
+		sample(1, 30 * MS, 1, 20);
+		sample(1, 10 * MS, 1, 20);
+		sample(1, 20 * MS, 1, 20);
+		assertThat(this.vegas.noLoadNanos()).isEqualTo(10 * MS);
+		this.now += 10_000 * MS;
+		// the first window closed on time with three calls: its estimate is its fastest
+		sample(1, 50 * MS, 1, 20);
+		assertThat(this.vegas.noLoadNanos()).isEqualTo(10 * MS);
 	}
 
 	@Test
