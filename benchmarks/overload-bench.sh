@@ -180,11 +180,10 @@ load() {
 # (ratelimit.overload.shed), and the critical requests that waited for a place
 shed_reasons() {
   local base="http://127.0.0.1:$PORT/actuator/metrics" line="- ours, turned away over the warm-up and the loads:"
-  for priority in critical sheddable; do
-    for reason in limit queue wait; do
-      line+=" $priority/$reason $(curl -s "$base/ratelimit.overload.shed?tag=priority:$priority&tag=reason:$reason" |
-        sed -n 's/.*"value":\([0-9.E]*\).*/\1/p' | cut -d. -f1)"
-    done
+  # only critical requests wait, so only they are turned away for the queue or the wait
+  for tags in critical:limit critical:queue critical:wait sheddable:limit; do
+    line+=" ${tags%%:*}/${tags#*:} $(curl -s "$base/ratelimit.overload.shed?tag=priority:${tags%%:*}&tag=reason:${tags#*:}" |
+      sed -n 's/.*"value":\([0-9.E]*\).*/\1/p' | cut -d. -f1)"
   done
   for result in admitted shed; do
     line+=", waited and $result $(curl -s "$base/ratelimit.overload.waited?tag=result:$result" |
