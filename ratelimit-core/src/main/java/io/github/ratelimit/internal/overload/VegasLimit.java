@@ -11,8 +11,10 @@ import java.util.concurrent.TimeUnit;
  * {@code alpha = 2·log10(limit)} calls queue, shrinks when more than
  * {@code beta = 4·log10(limit)} do, and stays between the two. These are two thirds of
  * the bounds TCP Vegas and Netflix's Vegas limit use ({@code 3·} and {@code 6·}): a
- * service's calls wait behind a shorter queue at the same throughput, which halved the
- * critical p99 at 4× the capacity in {@code benchmarks/overload-bench.sh}.
+ * service's calls wait behind a shorter queue at the same throughput (the critical p99
+ * at 4× the capacity in {@code benchmarks/overload-bench.sh} fell from 102–112 ms to
+ * 73–90 ms). Half of them shortened it further but lost critical calls to the bursts a
+ * pause of the service piles up ({@code OverloadSimulationTests}).
  * <p>
  * Vegas adjusts its window once per round trip; here every call moves the limit by
  * {@code 1/inFlight} of the step, so the limit moves by about one step per round trip
