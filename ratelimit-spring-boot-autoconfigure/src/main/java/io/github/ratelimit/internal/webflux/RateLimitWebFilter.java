@@ -9,11 +9,13 @@ import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.internal.pipeline.RequestCosts;
 import io.github.ratelimit.internal.pipeline.RequestLimits;
 import io.github.ratelimit.internal.pipeline.RequestRateLimiter;
@@ -62,6 +64,13 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			// no state for a request no route matches: nothing to record, settle or give back
 			return chain.filter(exchange);
 		}
+		if (this.limiter.decidesOnCallingThread() && decidesAlone(exchange, matched)) {
+			// nothing follows the stage: the request keeps no state, and the headers are written now
+			HttpHeaders headers = exchange.getResponse().getHeaders();
+			Verdict verdict = this.limiter.decideAlone(request, matched.get(0),
+					(name, value) -> headers.set(name, value.toString()));
+			return verdict.proceeds() ? chain.filter(exchange) : ReactiveResponses.reject(exchange, verdict.problem());
+		}
 		RequestLimits state = ReactiveResponses.state(exchange);
 		if (this.limiter.decidesOnCallingThread()) {
 			// a store deciding on the calling thread (in memory) would decide on this event
@@ -79,6 +88,17 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		// the chain runs a filter when the exchange subscribes to it: the store is asked then
 		return decide(exchange, now, state, 0, this.limiter, chain);
+	}
+
+	/**
+	 * Whether the route stage leaves nothing to do ({@link RequestRateLimiter#decidesAlone})
+	 * and never holds the request for a drain slot: a leaky bucket keeps its state, so that
+	 * a client gone before its slot gets the grant back.
+	 */
+	private boolean decidesAlone(ServerWebExchange exchange, List<RouteLimit> matched) {
+		return this.limiter.decidesAlone(matched)
+				&& matched.get(0).definition().limit().algorithm() != Algorithm.LEAKY_BUCKET
+				&& !exchange.getAttributes().containsKey(RequestLimits.ATTRIBUTE);
 	}
 
 	/**

@@ -257,6 +257,66 @@ class RateLimitWebFilterDecideTests {
 		assertThat(rejected.getResponse().getHeaders().getFirst("Retry-After")).isEqualTo("60");
 	}
 
+	@Test
+	void aRouteStageNothingCanFollowKeepsNoStateAndAnswersAsOneThatDoes() {
+		RateLimit one = RateLimit.of("GET /search/**", Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1));
+		RateLimitWebFilter alone = routeFilter(one, false);
+		RateLimitWebFilter recorded = routeFilter(one, true);
+
+		MockServerWebExchange admitted = routeExchange();
+		MockServerWebExchange admittedWithState = routeExchange();
+		alone.filter(admitted, this.chain).block(Duration.ofSeconds(5));
+		String seenAlone = this.seenByChain.get();
+		recorded.filter(admittedWithState, this.chain).block(Duration.ofSeconds(5));
+
+		assertThat(this.chained).hasValue(2);
+		assertThat(seenAlone).as("set before the handler runs").isEqualTo("\"GET /search/**\";r=0;t=60");
+		assertThat(admitted.getResponse().getHeaders().toSingleValueMap())
+			.isEqualTo(admittedWithState.getResponse().getHeaders().toSingleValueMap());
+		assertThat(admitted.getAttributes()).as("nothing kept for the request")
+			.doesNotContainKey(RequestLimits.ATTRIBUTE);
+		assertThat(admittedWithState.getAttributes()).as("a limited call could join it")
+			.containsKey(RequestLimits.ATTRIBUTE);
+
+		MockServerWebExchange rejected = routeExchange();
+		MockServerWebExchange rejectedWithState = routeExchange();
+		alone.filter(rejected, this.chain).block(Duration.ofSeconds(5));
+		recorded.filter(rejectedWithState, this.chain).block(Duration.ofSeconds(5));
+
+		assertThat(this.chained).as("the rejected requests go no further").hasValue(2);
+		assertThat(rejected.getResponse().getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(rejected.getResponse().getHeaders().toSingleValueMap())
+			.isEqualTo(rejectedWithState.getResponse().getHeaders().toSingleValueMap())
+			.containsEntry("Retry-After", "60");
+		assertThat(rejected.getResponse().getBodyAsString().block(Duration.ofSeconds(5)))
+			.isEqualTo(rejectedWithState.getResponse().getBodyAsString().block(Duration.ofSeconds(5)));
+	}
+
+	@Test
+	void aLeakyBucketRouteKeepsItsStateSoThatAClientGoneBeforeItsSlotKeepsNothing() {
+		RateLimit leaky = RateLimit.of("GET /search/**", Algorithm.LEAKY_BUCKET, 10, Duration.ofSeconds(10));
+		MockServerWebExchange exchange = routeExchange();
+
+		routeFilter(leaky, false).filter(exchange, this.chain).block(Duration.ofSeconds(5));
+
+		assertThat(this.chained).hasValue(1);
+		assertThat(exchange.getAttributes()).containsKey(RequestLimits.ATTRIBUTE);
+	}
+
+	private static RateLimitWebFilter routeFilter(RateLimit limit, boolean callLimits) {
+		RouteLimit route = new RouteLimit(PathPatternParser.defaultInstance.parse("/search/**"), Set.of("GET"),
+				LimitDefinition.builder(limit).key(List.of(KeySource.IP)).build());
+		RequestRateLimiter limiter = RequestRateLimiter
+			.builder(new RateLimiter(new InMemoryRateLimitStore(new MutableClock(MutableClock.DEFAULT_START_MICROS), 100)),
+					new RateLimitResponses(HeaderStyle.IETF))
+			.identities(new RequestIdentityResolver(new ClientIpResolver(List.of(), 64), "X-Tenant-Id",
+					Pattern.compile("[A-Za-z0-9-]{1,64}"), List.of()))
+			.routes(List.of(route))
+			.callLimits(() -> callLimits)
+			.build();
+		return new RateLimitWebFilter(limiter, RateLimitWebFilter.DEFAULT_ORDER);
+	}
+
 	private static MockServerWebExchange routeExchange() {
 		return MockServerWebExchange
 			.from(MockServerHttpRequest.get("/search/items").remoteAddress(new InetSocketAddress("203.0.113.7", 4000)));
