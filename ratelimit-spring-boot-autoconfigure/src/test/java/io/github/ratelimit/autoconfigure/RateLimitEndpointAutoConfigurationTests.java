@@ -17,6 +17,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
 
 import io.github.ratelimit.RateLimited;
 import io.github.ratelimit.internal.actuate.RateLimitsEndpoint;
@@ -107,16 +108,8 @@ class RateLimitEndpointAutoConfigurationTests {
 				chat.complete(100, 40);
 				chat.complete(50, 80);
 				chat.ping();
-				RateLimitsEndpoint.LimitsDescriptor limits = (RateLimitsEndpoint.LimitsDescriptor) context
-					.getBean(RateLimitsEndpoint.class)
-					.read(null, null);
-				assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals("chat-tokens"))
-					.singleElement()
-					.satisfies((limit) -> assertThat(limit.costs())
-						.isEqualTo(new RateLimitsEndpoint.CostsDescriptor(2, 150, 120, 60, 30)));
-				assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals("chat-pings"))
-					.singleElement()
-					.satisfies((limit) -> assertThat(limit.costs()).isNull());
+				assertThat(costs(context, "chat-tokens")).isEqualTo(new RateLimitsEndpoint.CostsDescriptor(2, 150, 120, 60, 30));
+				assertThat(costs(context, "chat-pings")).isNull();
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				Counter settled = registry.get("ratelimit.cost.settled").tag("limit", "chat-tokens").counter();
 				assertThat(settled.count()).isEqualTo(120);
@@ -131,15 +124,19 @@ class RateLimitEndpointAutoConfigurationTests {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
 			.withBean(ChatService.class)
 			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
-			.run((context) -> {
-				RateLimitsEndpoint.LimitsDescriptor limits = (RateLimitsEndpoint.LimitsDescriptor) context
-					.getBean(RateLimitsEndpoint.class)
-					.read(null, null);
-				assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals("chat-tokens"))
-					.singleElement()
-					.satisfies((limit) -> assertThat(limit.costs())
-						.isEqualTo(new RateLimitsEndpoint.CostsDescriptor(0, 0, 0, 0, 0)));
-			});
+			.run((context) -> assertThat(costs(context, "chat-tokens"))
+				.isEqualTo(new RateLimitsEndpoint.CostsDescriptor(0, 0, 0, 0, 0)));
+	}
+
+	/** The costs the {@code ratelimits} endpoint shows for the one limit of that name. */
+	private static RateLimitsEndpoint.CostsDescriptor costs(ApplicationContext context, String name) {
+		RateLimitsEndpoint.LimitsDescriptor limits = (RateLimitsEndpoint.LimitsDescriptor) context
+			.getBean(RateLimitsEndpoint.class)
+			.read(null, null);
+		return assertThat(limits.limits()).filteredOn((limit) -> limit.name().equals(name))
+			.singleElement()
+			.actual()
+			.costs();
 	}
 
 	@Test

@@ -113,15 +113,7 @@ class RateLimitFilterTests {
 		request.setAsyncSupported(true);
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		// the handler reserves 500, starts streaming, and reports 120 before its client leaves
-		FilterChain handler = (req, res) -> {
-			RequestCosts costs = ServletRateLimitRequest.costsOrCreate(request);
-			List<Acquisition> reserved = tokens.acquisitions(Identities.GLOBAL, null, 500);
-			costs.settleOnly(reserved, tokens);
-			costs.admitted(reserved, acquire(store, reserved));
-			request.startAsync();
-			costs.usage().report(120);
-		};
-		filter.doFilter(request, response, handler);
+		filter.doFilter(request, response, streaming(request, store, tokens, 120));
 		MockAsyncContext async = (MockAsyncContext) request.getAsyncContext();
 		AsyncEvent event = new AsyncEvent(async, request, response, new IOException("client went away"));
 		for (AsyncListener listener : async.getListeners()) {
@@ -151,14 +143,7 @@ class RateLimitFilterTests {
 		request.setAsyncSupported(true);
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		// the handler reserves 500 and starts streaming; its client leaves before it reports
-		FilterChain handler = (req, res) -> {
-			RequestCosts costs = ServletRateLimitRequest.costsOrCreate(request);
-			List<Acquisition> reserved = tokens.acquisitions(Identities.GLOBAL, null, 500);
-			costs.settleOnly(reserved, tokens);
-			costs.admitted(reserved, acquire(store, reserved));
-			request.startAsync();
-		};
-		filter.doFilter(request, response, handler);
+		filter.doFilter(request, response, streaming(request, store, tokens, -1));
 		MockAsyncContext async = (MockAsyncContext) request.getAsyncContext();
 		AsyncEvent event = new AsyncEvent(async, request, response, new IOException("client went away"));
 		for (AsyncListener listener : async.getListeners()) {
@@ -201,6 +186,24 @@ class RateLimitFilterTests {
 			.callLimits(() -> callLimits)
 			.failedCallsKeepReservation(failedCallsKeepReservation)
 			.build();
+	}
+
+	/**
+	 * A handler that reserves 500 of a settling limit, starts streaming, and reports
+	 * {@code reported} (none when negative) before its client leaves.
+	 */
+	private static FilterChain streaming(MockHttpServletRequest request, InMemoryRateLimitStore store,
+			LimitDefinition tokens, long reported) {
+		return (req, res) -> {
+			RequestCosts costs = ServletRateLimitRequest.costsOrCreate(request);
+			List<Acquisition> reserved = tokens.acquisitions(Identities.GLOBAL, null, 500);
+			costs.settleOnly(reserved, tokens);
+			costs.admitted(reserved, acquire(store, reserved));
+			request.startAsync();
+			if (reported >= 0) {
+				costs.usage().report(reported);
+			}
+		};
 	}
 
 }
